@@ -1,0 +1,1 @@
+# console: owned by the console layer

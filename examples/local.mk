@@ -1,0 +1,1 @@
+# examples: owned by the examples layer

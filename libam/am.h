@@ -1,0 +1,185 @@
+/*
+ * am.h - libam: transport-independent Active Messages.
+ *
+ * The API follows appendix B of "An Efficient Transport Independent Active
+ * Messaging Implementation for PVM", with modern C types.  An *interface* is
+ * one transport instance (tcp, udp, ...); an *endpoint* is one remote task,
+ * named by a 32-bit task id chosen by the user (PVM uses its tids).
+ *
+ * Conventions:
+ *  - Every call that can fail returns an int status: 0 (AM_OK) or a negative
+ *    AM_ERR_* code; am_strerror() gives a readable text.  Calls that produce
+ *    an object return it through an output argument, last.
+ *  - Requests are delivered to handlers in send order per endpoint, exactly
+ *    once, on every transport.  The reply is the acknowledgement: when a
+ *    request handler sends no reply, libam sends a blank one.
+ *  - Handlers run to completion inside am_poll()/am_wait() (or inside a send
+ *    that must wait for a free request instance) and may only call am_reply()
+ *    and read-only calls; they must not send requests or poll.
+ *  - An interface is single-threaded: one thread at a time.
+ *  - When an endpoint stops answering (its request times out after the last
+ *    doubling), it is declared dead: every pending and later call that needs
+ *    it returns AM_ERR_DEAD, never hangs.
+ */
+#ifndef LIBAM_AM_H
+#define LIBAM_AM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- status codes (negative) ---------------------------------------- */
+enum am_status {
+    AM_OK = 0,
+    AM_ERR_INVAL = -1,     /* bad argument */
+    AM_ERR_NOMEM = -2,     /* out of memory */
+    AM_ERR_SYS = -3,       /* system call failed (errno kept) */
+    AM_ERR_DEAD = -4,      /* endpoint declared dead / connection lost */
+    AM_ERR_TIMEOUT = -5,   /* bounded wait ran out */
+    AM_ERR_TOOBIG = -6,    /* payload larger than am_max_payload() */
+    AM_ERR_NOTASK = -7,    /* no endpoint with that tid */
+    AM_ERR_NOTSUP = -8,    /* transport does not support the operation */
+    AM_ERR_BADADDR = -9,   /* address string malformed or unresolvable */
+    AM_ERR_EXISTS = -10,   /* tid already inserted / id already bound */
+    AM_ERR_NOHANDLER = -11,/* handler id not bound */
+    AM_ERR_STATE = -12,    /* call not valid now (e.g. reply outside handler) */
+    AM_ERR_NOTRANSPORT = -13 /* unknown transport name */
+};
+const char *am_strerror(int status);
+
+/* ---- opaque objects --------------------------------------------------- */
+typedef struct am_interface am_interface_t;
+typedef struct am_endpoint am_endpoint_t;
+/* Identifies the message being handled; valid only during the handler. */
+typedef struct am_token am_token_t;
+
+/* A handler: `data`/`len` is the payload (valid only during the call). */
+typedef void (*am_handler_fn)(const am_token_t *tok, void *data, size_t len);
+
+/* ---- global setup and address identifiers (thesis 5.2) --------------- */
+int am_global_init(void);
+int am_global_shutdown(void);
+
+/* Handler table: ids are small integers that travel in the AM header, so
+ * both sides must bind the same handlers to the same ids. */
+int am_address_to_id(am_handler_fn fn);             /* >=0 id or <0 status */
+am_handler_fn am_id_to_address(int id);             /* NULL if unbound */
+int am_bind_address_with_id(am_handler_fn fn, int id);
+
+/* ---- interfaces ------------------------------------------------------ */
+#define AM_TID_SELF ((int32_t)-1)
+
+struct am_config {
+    unsigned depth;           /* request instances per endpoint; 0 = default 8 */
+    size_t max_payload;       /* per AM; 0 = transport default (udp 8192, tcp 1 MiB) */
+    unsigned timeout_us;      /* first request timeout (unreliable); 0 = default */
+    unsigned timeout_max_us;  /* give up (declare dead) past this; 0 = default */
+    unsigned connect_timeout_ms; /* bound for connect/accept; 0 = default 10000 */
+    const char *bind_host;    /* address to listen on; NULL = reachable default */
+    unsigned fault_drop_ppm;  /* test knob: drop this many sends per million (udp) */
+};
+void am_config_default(struct am_config *cfg);
+
+/* Names of the built-in transports, NULL-terminated ("tcp", "udp", ...). */
+const char *const *am_transports(void);
+
+/* Start an interface on transport `name`.  cfg may be NULL (defaults).
+ * Environment overrides are the caller's business (pvmam reads PVMAM_*). */
+int am_init(const char *transport, const struct am_config *cfg,
+            am_interface_t **out);
+/* Flush (bounded by the timeout limit), close every connection, free all. */
+int am_shutdown(am_interface_t *ifc);
+
+const char *am_transport_name(const am_interface_t *ifc);
+size_t am_max_payload(const am_interface_t *ifc);
+
+/* Free pointer for the user (e.g. pvmam's state); read it in handlers. */
+void am_set_user(am_interface_t *ifc, void *user);
+void *am_get_user(const am_interface_t *ifc);
+
+/* ---- endpoints / tasks (thesis 5.1) ----------------------------------- */
+/* Printable address (network byte order inside) of AM_TID_SELF or of an
+ * inserted tid; reachable from other hosts.  Static storage per interface. */
+const char *am_task_address(am_interface_t *ifc, int32_t tid);
+
+int am_allocate_task(am_interface_t *ifc, am_endpoint_t **out);
+/* Connect to the task whose am_task_address() is `name`.  Ordering rule of
+ * the thesis: of two tasks, one connects and the other accepts. */
+int am_connect_task(am_interface_t *ifc, am_endpoint_t *ep, const char *name);
+/* Accept the task `name`; waits (bounded by connect_timeout_ms) for it. */
+int am_accept_task(am_interface_t *ifc, am_endpoint_t *ep, const char *name);
+int am_insert_task(am_interface_t *ifc, am_endpoint_t *ep, int32_t tid);
+int am_remove_task(am_interface_t *ifc, int32_t tid);
+int am_deallocate_task(am_interface_t *ifc, am_endpoint_t *ep);
+am_endpoint_t *am_find_task(am_interface_t *ifc, int32_t tid); /* NULL if none */
+/* Host name of an inserted task (static storage), NULL if unknown. */
+const char *am_hostname(am_interface_t *ifc, int32_t tid);
+/* Nonzero once the endpoint is declared dead. */
+int am_task_dead(const am_endpoint_t *ep);
+
+/* Called (from inside polling) when an endpoint is declared dead. */
+typedef void (*am_dead_fn)(am_interface_t *ifc, int32_t tid, void *arg);
+void am_set_dead_handler(am_interface_t *ifc, am_dead_fn fn, void *arg);
+
+/* ---- messages ----------------------------------------------------------
+ * Sends return once the data may be reused.  When all request instances to
+ * the endpoint are in flight, they service the network until one frees (or
+ * the endpoint dies). */
+int am_request(am_interface_t *ifc, int32_t tid, int handler,
+               const void *data, size_t len);
+int am_request_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
+                  const void *data, size_t len);
+int am_request_vdata(am_interface_t *ifc, int32_t tid, int handler,
+                     const struct iovec *iov, int iovcnt);
+int am_request_vdata_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
+                        const struct iovec *iov, int iovcnt);
+/* Only inside a request handler, at most once per request. */
+int am_reply(const am_token_t *tok, int handler, const void *data, size_t len);
+int am_reply_vdata(const am_token_t *tok, int handler,
+                   const struct iovec *iov, int iovcnt);
+
+/* What a handler may ask about the message it is handling. */
+am_interface_t *am_token_interface(const am_token_t *tok);
+am_endpoint_t *am_token_endpoint(const am_token_t *tok);
+int32_t am_token_tid(const am_token_t *tok);
+int am_token_is_request(const am_token_t *tok);
+
+/* ---- progress ----------------------------------------------------------- */
+/* Service the network without blocking: receive and dispatch what is there,
+ * retransmit expired requests.  Returns the number of messages handled (>=0)
+ * or a negative status. */
+int am_poll(am_interface_t *ifc);
+/* Like am_poll, but wait up to timeout_ms (-1 = no limit, 0 = none) for at
+ * least one message; spins briefly before blocking in the kernel. */
+int am_wait(am_interface_t *ifc, int timeout_ms);
+/* One file descriptor that becomes readable when am_poll has work (an
+ * epoll/eventfd or the socket itself): lets callers block on several
+ * sources at once with poll(2). */
+int am_event_fd(const am_interface_t *ifc);
+/* Milliseconds until the next retransmission deadline, -1 if none: a caller
+ * blocking on am_event_fd must wake up by then and call am_poll. */
+int am_next_timeout_ms(const am_interface_t *ifc);
+/* Number of requests sent and not yet acknowledged (all endpoints). */
+unsigned am_outstanding(const am_interface_t *ifc);
+
+/* ---- statistics ------------------------------------------------------- */
+struct am_stats {
+    uint64_t requests_sent, replies_sent;
+    uint64_t requests_recv, replies_recv;
+    uint64_t bytes_sent, bytes_recv;      /* payload bytes */
+    uint64_t retransmits, duplicates;
+    uint64_t drops;       /* bad/unknown/garbage packets dropped */
+    uint64_t timeouts;    /* endpoints declared dead */
+    uint64_t reordered;   /* requests held back to restore order */
+};
+void am_interface_stats(const am_interface_t *ifc, struct am_stats *out);
+int am_task_stats(am_interface_t *ifc, int32_t tid, struct am_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* LIBAM_AM_H */

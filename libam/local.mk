@@ -1,0 +1,1 @@
+# libam: owned by the libam layer

@@ -1,0 +1,1 @@
+# pvm3: owned by the pvm3 layer

@@ -1,0 +1,19 @@
+/*
+ * perr.h - pvm3 internal: the one error convention of the PVM layer.
+ * Every pvm_* entry point returns PVM codes (0 / positive result, or a
+ * negative PvmXxx from pvm3.h) and reports failures through pvmi_err().
+ */
+#ifndef PVM3_PERR_H
+#define PVM3_PERR_H
+
+extern int pvm_errno;
+
+/* Set pvm_errno, print "libpvm [tNNN]: fn(): text" when PvmAutoErr is on,
+ * and return code (so callers can `return pvmi_err(__func__, PvmBadParam);`).
+ * Code 0 or positive is returned as is without side effects. */
+int pvmi_err(const char *fn, int code);
+
+/* Text for an error code (also backs pvm_strerror/pvm_perror). */
+const char *pvmi_errtext(int code);
+
+#endif /* PVM3_PERR_H */

@@ -1,0 +1,1 @@
+# pvmam: owned by the pvmam layer
