@@ -1,1 +1,1 @@
-# examples: owned by the examples layer
+# examples: benchmarks and example programs

@@ -1,1 +1,13 @@
-# pvm3: owned by the pvm3 layer
+# pvm3: libpvm3am = pvm3 (this folder) + pvmam + libam.
+# Sources are listed by the two parts of pvm3 in their own fragments.
+PVM3_PACK_SOURCES =
+PVM3_CORE_SOURCES =
+include pvm3/pack.mk
+include pvm3/core.mk
+
+lib_LTLIBRARIES += libpvm3am.la
+libpvm3am_la_SOURCES = $(PVM3_PACK_SOURCES) $(PVM3_CORE_SOURCES) $(PVMAM_SOURCES)
+libpvm3am_la_CPPFLAGS = $(AM_CPPFLAGS) $(TIRPC_CFLAGS)
+libpvm3am_la_LIBADD = libam.la
+libpvm3am_la_LDFLAGS = -version-info 0:0:0
+pkgconfig_DATA += pvm3/pvm3am.pc

@@ -1,1 +1,2 @@
-# pvmam: owned by the pvmam layer
+# pvmam: AM route for pvm3 (issue 5). Sources go into libpvm3am.
+PVMAM_SOURCES =

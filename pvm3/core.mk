@@ -1,0 +1,1 @@
+# pvm3 core: add to PVM3_CORE_SOURCES

@@ -1,0 +1,1 @@
+# pvm3 buffers and packing: add to PVM3_PACK_SOURCES

@@ -1,0 +1,1 @@
+# tests/pvm3 tests
