@@ -7,6 +7,8 @@
 #define PVM3_PERR_H
 
 extern int pvm_errno;
+extern int pvmi_autoerr;  /* PvmAutoErr option (core sets it) */
+extern int pvmi_errtid;   /* own tid for messages, 0 before connect */
 
 /* Set pvm_errno, print "libpvm [tNNN]: fn(): text" when PvmAutoErr is on,
  * and return code (so callers can `return pvmi_err(__func__, PvmBadParam);`).

@@ -1,0 +1,48 @@
+#!/bin/sh
+# pvmvm.sh - start and stop a private, real PVM virtual machine for one test.
+# Source it, then:  vm_start  (exports PVM_TMP, PVM_ROOT, PVM_ALLOW_ROOT, VM_PID)
+#                   ...run programs...
+#                   vm_stop   (also run from the EXIT trap vm_start installs)
+# Each VM has its own PVM_TMP directory, so tests never share a daemon.
+
+: "${PVMD:=pvmd}"
+VM_PID=""
+VM_DIR=""
+
+vm_start() {
+    VM_DIR=$(mktemp -d "${TMPDIR:-/tmp}/pvmvm.XXXXXX") || return 1
+    PVM_TMP=$VM_DIR PVM_ROOT=${PVM_ROOT:-/usr/lib/pvm3} PVM_ALLOW_ROOT=1
+    export PVM_TMP PVM_ROOT PVM_ALLOW_ROOT
+    unset PVMSOCK PVMEPID PVM_VMID
+    trap 'vm_stop' EXIT
+    trap 'vm_stop; exit 130' INT TERM
+    "$PVMD" -d0 "$@" </dev/null >"$VM_DIR/pvmd.out" 2>&1 &
+    VM_PID=$!
+    i=0
+    while [ ! -s "$VM_DIR/pvmd.$(id -u)" ]; do
+        i=$((i + 1))
+        if [ $i -gt 100 ] || ! kill -0 "$VM_PID" 2>/dev/null; then
+            echo "pvmvm: pvmd did not start" >&2
+            cat "$VM_DIR/pvmd.out" "$VM_DIR/pvml.$(id -u)" >&2 2>/dev/null
+            return 1
+        fi
+        sleep 0.1
+    done
+}
+
+vm_stop() {
+    [ -n "$VM_PID" ] || return 0
+    if kill -0 "$VM_PID" 2>/dev/null; then
+        kill -TERM "$VM_PID" 2>/dev/null
+        i=0
+        while kill -0 "$VM_PID" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+        kill -KILL "$VM_PID" 2>/dev/null
+    fi
+    wait "$VM_PID" 2>/dev/null
+    VM_PID=""
+    [ -n "$VM_DIR" ] && rm -rf "$VM_DIR"
+    VM_DIR=""
+}
+
+# Show the daemon log (for failure diagnostics).
+vm_log() { cat "$VM_DIR/pvml.$(id -u)" 2>/dev/null; }
