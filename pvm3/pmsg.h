@@ -64,6 +64,11 @@ void pmsg_commit(struct pmsg *m, size_t n);
 void pmsg_rewind(struct pmsg *m);
 int pmsg_read(struct pmsg *m, void *dst, size_t n);
 int pmsg_skip(struct pmsg *m, size_t n);
+/* Contiguous unread bytes at the cursor (NULL/0 at the end), and advance:
+ * lets decoders convert straight out of the segments. */
+const char *pmsg_peek(struct pmsg *m, size_t *avail);
+void pmsg_advance(struct pmsg *m, size_t n);
+size_t pmsg_unread(const struct pmsg *m);
 
 /* Encoding word for enc, and enc for a received word (sets PMSG_ALIEN). */
 uint32_t pmsg_encword(int enc);
@@ -74,6 +79,9 @@ struct pmsg *pmsg_sbuf(void);
 struct pmsg *pmsg_rbuf(void);
 /* Make m the receive buffer, freeing the previous one (pvm_recv rule). */
 void pmsg_set_rbuf_free_old(struct pmsg *m);
+/* Set the current buffer id (0 = none); return the previous id. */
+int pmsgi_set_sbuf(int mid);
+int pmsgi_set_rbuf(int mid);
 
 #define PVM_DSIG_NATIVE 0x00408c41u  /* LINUX64 data signature */
 #define PVM_ENC_XDR     0x10000000u

@@ -1,0 +1,287 @@
+/*
+ * pmsg.c - message buffers: the buffer table, segment chains and the
+ * unpack cursor.  See pmsg.h for the representation.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <pvm3.h>
+#include "pmsg.h"
+
+#define CHUNK_MIN ((size_t)4096)
+#define CHUNK_MAX ((size_t)1 << 20)
+
+static struct pmsg **tab;   /* tab[mid] */
+static int ntab;            /* slots allocated (index 0 unused) */
+static int next_hint = 1;   /* where to start looking for a free mid */
+static int sbuf_mid, rbuf_mid;
+
+static int table_insert(struct pmsg *m)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = pass ? 1 : next_hint; i < ntab; i++) {
+            if (!tab[i]) {
+                tab[i] = m;
+                m->mid = i;
+                next_hint = i + 1;
+                return 0;
+            }
+        }
+    }
+    int n = ntab ? ntab * 2 : 64;
+    struct pmsg **t = realloc(tab, (size_t)n * sizeof *t);
+    if (!t)
+        return PvmNoMem;
+    memset(t + ntab, 0, (size_t)(n - ntab) * sizeof *t);
+    int mid = ntab ? ntab : 1;
+    tab = t;
+    ntab = n;
+    tab[mid] = m;
+    m->mid = mid;
+    next_hint = mid + 1;
+    return 0;
+}
+
+static struct pmsg *alloc_msg(int enc)
+{
+    struct pmsg *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->enc = enc;
+    m->encword = pmsg_encword(enc);
+    if (table_insert(m) < 0) {
+        free(m);
+        return NULL;
+    }
+    return m;
+}
+
+struct pmsg *pmsg_new(int enc) { return alloc_msg(enc); }
+struct pmsg *pmsg_new_rx(void) { return alloc_msg(PvmDataDefault); }
+
+struct pmsg *pmsg_find(int mid)
+{
+    if (mid <= 0 || mid >= ntab)
+        return NULL;
+    return tab[mid];
+}
+
+static void drop_body(struct pmsg *m)
+{
+    struct pvm_seg *s = m->head;
+    while (s) {
+        struct pvm_seg *next = s->next;
+        free(s->mem);
+        free(s);
+        s = next;
+    }
+    m->head = m->tail = m->rseg = NULL;
+    m->len = m->roff = m->rpos = 0;
+}
+
+void pmsg_reset(struct pmsg *m, int enc)
+{
+    drop_body(m);
+    m->enc = enc;
+    m->encword = pmsg_encword(enc);
+    m->flags = 0;
+}
+
+void pmsg_free(struct pmsg *m)
+{
+    if (!m)
+        return;
+    drop_body(m);
+    if (m->mid > 0 && m->mid < ntab && tab[m->mid] == m) {
+        tab[m->mid] = NULL;
+        if (m->mid < next_hint)
+            next_hint = m->mid;
+    }
+    if (sbuf_mid == m->mid)
+        sbuf_mid = 0;
+    if (rbuf_mid == m->mid)
+        rbuf_mid = 0;
+    free(m);
+}
+
+/* ---- body ---------------------------------------------------------- */
+
+static struct pvm_seg *seg_link(struct pmsg *m, void *mem, char *base,
+                                size_t len, size_t cap)
+{
+    struct pvm_seg *s = malloc(sizeof *s);
+    if (!s)
+        return NULL;
+    s->next = NULL;
+    s->base = base;
+    s->len = len;
+    s->cap = cap;
+    s->mem = mem;
+    if (m->tail)
+        m->tail->next = s;
+    else
+        m->head = s;
+    m->tail = s;
+    m->len += len;
+    return s;
+}
+
+char *pmsg_reserve(struct pmsg *m, size_t n)
+{
+    struct pvm_seg *t = m->tail;
+    if (t && t->mem && t->cap - t->len >= n)
+        return t->base + t->len;
+    /* Chunks grow with the message so big packs take few mallocs. */
+    size_t cap = m->len < CHUNK_MIN ? CHUNK_MIN : m->len;
+    if (cap > CHUNK_MAX)
+        cap = CHUNK_MAX;
+    if (cap < n)
+        cap = n;
+    char *mem = malloc(cap);
+    if (!mem)
+        return NULL;
+    if (!seg_link(m, mem, mem, 0, cap)) {
+        free(mem);
+        return NULL;
+    }
+    return mem;
+}
+
+void pmsg_commit(struct pmsg *m, size_t n)
+{
+    m->tail->len += n;
+    m->len += n;
+}
+
+int pmsg_append(struct pmsg *m, const void *data, size_t len)
+{
+    if (len == 0)
+        return 0;
+    char *p = pmsg_reserve(m, len);
+    if (!p)
+        return PvmNoMem;
+    memcpy(p, data, len);
+    pmsg_commit(m, len);
+    return 0;
+}
+
+int pmsg_append_seg(struct pmsg *m, void *mem, char *base, size_t len)
+{
+    /* A foreign tail must never be written into: cap 0 marks it. */
+    if (!seg_link(m, mem, base, len, mem ? len : 0))
+        return PvmNoMem;
+    return 0;
+}
+
+/* ---- unpack cursor --------------------------------------------------- */
+
+void pmsg_rewind(struct pmsg *m)
+{
+    m->rseg = m->head;
+    m->roff = 0;
+    m->rpos = 0;
+}
+
+size_t pmsg_unread(const struct pmsg *m) { return m->len - m->rpos; }
+
+const char *pmsg_peek(struct pmsg *m, size_t *avail)
+{
+    if (m->rpos == 0 && !m->rseg)
+        m->rseg = m->head;
+    while (m->rseg && m->roff >= m->rseg->len) {
+        m->rseg = m->rseg->next;
+        m->roff = 0;
+    }
+    if (!m->rseg) {
+        *avail = 0;
+        return NULL;
+    }
+    *avail = m->rseg->len - m->roff;
+    return m->rseg->base + m->roff;
+}
+
+void pmsg_advance(struct pmsg *m, size_t n)
+{
+    m->roff += n;
+    m->rpos += n;
+}
+
+int pmsg_read(struct pmsg *m, void *dst, size_t n)
+{
+    if (pmsg_unread(m) < n)
+        return PvmNoData;
+    char *d = dst;
+    while (n > 0) {
+        size_t avail;
+        const char *p = pmsg_peek(m, &avail);
+        size_t k = avail < n ? avail : n;
+        if (d) {
+            memcpy(d, p, k);
+            d += k;
+        }
+        pmsg_advance(m, k);
+        n -= k;
+    }
+    return 0;
+}
+
+int pmsg_skip(struct pmsg *m, size_t n) { return pmsg_read(m, NULL, n); }
+
+/* ---- encodings ------------------------------------------------------- */
+
+uint32_t pmsg_encword(int enc)
+{
+    switch (enc) {
+    case PvmDataRaw:
+    case PvmDataInPlace:
+        return PVM_DSIG_NATIVE;
+    case PvmDataTrace:
+        return PVM_ENC_TRACE;
+    default:
+        return PVM_ENC_XDR;
+    }
+}
+
+void pmsg_set_encword(struct pmsg *m, uint32_t word)
+{
+    m->encword = word;
+    m->flags &= ~PMSG_ALIEN;
+    if (word == PVM_ENC_XDR)
+        m->enc = PvmDataDefault;
+    else if (word == PVM_DSIG_NATIVE)
+        m->enc = PvmDataRaw;
+    else if (word == PVM_ENC_TRACE)
+        m->enc = PvmDataTrace;
+    else {
+        m->enc = PvmDataRaw;
+        m->flags |= PMSG_ALIEN;
+    }
+}
+
+/* ---- current buffers ------------------------------------------------- */
+
+struct pmsg *pmsg_sbuf(void) { return pmsg_find(sbuf_mid); }
+struct pmsg *pmsg_rbuf(void) { return pmsg_find(rbuf_mid); }
+
+int pmsgi_set_sbuf(int mid)
+{
+    int old = sbuf_mid;
+    sbuf_mid = mid;
+    return old;
+}
+
+int pmsgi_set_rbuf(int mid)
+{
+    int old = rbuf_mid;
+    rbuf_mid = mid;
+    return old;
+}
+
+void pmsg_set_rbuf_free_old(struct pmsg *m)
+{
+    struct pmsg *old = pmsg_rbuf();
+    if (old && old != m)
+        pmsg_free(old);
+    rbuf_mid = m ? m->mid : 0;
+    if (m)
+        pmsg_rewind(m);
+}
