@@ -1,0 +1,112 @@
+/*
+ * lpvm.h - pvm3 internal: the task's state and the functions the parts of
+ * the core share (connection, wire I/O, receive queue, daemon requests).
+ */
+#ifndef PVM3_LPVM_H
+#define PVM3_LPVM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <pvm3.h>
+#include <pvmproto.h>
+#include "pmsg.h"
+#include "perr.h"
+
+/* Tid layout (pvm-protocol.md 1.1). */
+#define PVMI_TIDPVMD  ((int)0x80000000)
+#define PVMI_TIDGID   0x40000000
+#define PVMI_TIDHOST  0x3ffc0000
+#define PVMI_TIDLOCAL 0x0003ffff
+#define PVMI_IS_TASK(t) ((((unsigned)(t)) & 0xc0000000u) == 0 && ((t) & PVMI_TIDLOCAL) != 0)
+
+#define PVMI_FRAGHDR 16
+#define PVMI_MSGHDR  32
+#define PVMI_FFSOM   1
+#define PVMI_FFEOM   2
+
+/* Partial message being reassembled from one source on one connection. */
+struct pvmi_rasm {
+    struct pvmi_rasm *next;
+    int src;
+    struct pmsg *m;
+};
+
+/* A stream socket carrying PVM fragments: the pvmd, or a direct route. */
+struct pvmi_conn {
+    int fd;               /* -1 when closed */
+    int peer;             /* PVMI_TIDPVMD or the peer task's tid */
+    unsigned char hdr[PVMI_FRAGHDR];
+    size_t hgot;          /* header bytes read */
+    char *buf;            /* payload of the fragment being read */
+    size_t blen, bgot;
+    struct pvmi_rasm *rasm;
+    struct pvmi_conn *next;  /* list of direct routes */
+};
+
+struct pvmi_state {
+    int tid;              /* 0 until connected */
+    int ptid;
+    int connecting;       /* handshake under way (src = -1) */
+    int dead;             /* pvmd connection lost */
+    int dsig, udpmax, schedtid;
+    int outtid, outctx, outtag, trctid, trcctx, trctag;
+    char inaddr[64];
+    int ctx;              /* current message context */
+    int nextwid;
+    struct pvmi_conn pvmd;
+    struct pvmi_conn *direct;   /* direct routes to tasks */
+    /* library options (pvm_setopt) */
+    int route, debugmask, autoerr, fragsize, resvtids, showtids;
+    int polltype, polltime, noreset;
+    int c_outtid, c_outctx, c_outtag;     /* for children */
+    int c_trctid, c_trcctx, c_trctag, c_trcbuf, c_trcopt;
+    int s_trcbuf, s_trcopt;
+    char tmask[40];
+    int *siblings;
+    int nsiblings;        /* -1 until TC_SIBLINGS arrives */
+};
+extern struct pvmi_state pvmi;
+
+/* conn.c: connect to the pvmd (once); PVM code. */
+int pvmi_beatask(void);
+void pvmi_disconnect(void);
+int pvmi_addr_file(char *buf, size_t size);
+
+/* wire.c: fragment I/O on a connection. */
+int pvmi_conn_send(struct pvmi_conn *c, int dst, struct pmsg *m, size_t fragbody);
+int pvmi_conn_input(struct pvmi_conn *c);   /* read what is there; <0 on EOF/error */
+void pvmi_conn_close(struct pvmi_conn *c);
+
+/* rxq.c: the receive queue and incoming-message dispatch. */
+void pvmi_deliver(struct pmsg *m);
+struct pmsg *pvmi_rxq_match(int src, int tag, int ctx);
+struct pmsg *pvmi_rxq_match_fn(int src, int tag, int (*fn)(int, int, int));
+void pvmi_rxq_remove(struct pmsg *m);
+/* wait for input on every source, at most timeout_ms (-1: forever). */
+int pvmi_progress(int timeout_ms);
+
+/* tm.c: requests to the pvmd. */
+int pvmi_tm_call(int tag, struct pmsg *req, struct pmsg **reply);
+int pvmi_tm_send(int tag, struct pmsg *req);   /* no reply expected */
+
+/* xbuf.c: pack/unpack in internal (non-user) buffers, XDR. */
+struct pmsg *pvmi_xbuf(void);
+int pvmi_put_int(struct pmsg *m, int v);
+int pvmi_put_ints(struct pmsg *m, const int *v, int n);
+int pvmi_put_str(struct pmsg *m, const char *s);
+int pvmi_get_int(struct pmsg *m, int *v);
+int pvmi_get_str(struct pmsg *m, char *s, size_t max);
+char *pvmi_get_strdup(struct pmsg *m);   /* NULL on error */
+
+/* send.c: route a user message to one task (any route). */
+int pvmi_send_msg(int dst, struct pmsg *m);
+/* multicast through the pvmd to tids (sorted, unique, not self). */
+int pvmi_mcast_pvmd(const int *tids, int n, struct pmsg *m);
+
+/* ctrl.c: TC_* control messages. */
+void pvmi_ctrl(struct pmsg *m);
+
+/* unimpl-friendly: true when the tag is reserved (bit 31) */
+#define PVMI_RESERVED_TAG(t) ((t) < 0)
+
+#endif /* PVM3_LPVM_H */

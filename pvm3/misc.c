@@ -1,0 +1,99 @@
+/*
+ * misc.c - small calls: pvm_version, pvm_getfds, pvm_strerror,
+ * pvm_start_pvmd, pvmgetrsh.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include "lpvm.h"
+
+char *pvm_version(void) { return PVM_VER; }
+
+char *pvm_strerror(void) { return (char *)pvmi_errtext(pvm_errno); }
+
+char *pvmgetrsh(void)
+{
+    const char *r = getenv("PVM_RSH");
+    return (char *)(r && *r ? r : "/usr/bin/rsh");
+}
+
+int pvm_getfds(int **fds)
+{
+    static int *buf;
+    int rc = pvmi_beatask();
+    if (rc < 0)
+        return pvmi_err("pvm_getfds", rc);
+    int n = 1;
+    for (struct pvmi_conn *c = pvmi.direct; c; c = c->next)
+        n++;
+    int *b = realloc(buf, sizeof *b * (size_t)n);
+    if (!b)
+        return pvmi_err("pvm_getfds", PvmNoMem);
+    buf = b;
+    n = 0;
+    buf[n++] = pvmi.pvmd.fd;
+    for (struct pvmi_conn *c = pvmi.direct; c; c = c->next)
+        buf[n++] = c->fd;
+    if (fds)
+        *fds = buf;
+    return n;
+}
+
+/* Start a pvmd like stock: refuse when one answers already, else fork the
+ * daemon and (block) wait until we can connect to it. */
+int pvm_start_pvmd(int argc, char **argv, int block)
+{
+    char addr[256];
+    if (argc < 0 || (argc > 0 && !argv))
+        return pvmi_err("pvm_start_pvmd", PvmBadParam);
+    if (pvmi.tid > 0 || (pvmi_addr_file(addr, sizeof addr) == 0 && pvm_mytid() > 0))
+        return pvmi_err("pvm_start_pvmd", PvmDupHost);
+    const char *root = getenv("PVM_ROOT");
+    char path[512];
+    snprintf(path, sizeof path, "%s/lib/pvmd", root && *root ? root : "/usr/lib/pvm3");
+    char **av = calloc((size_t)argc + 2, sizeof *av);
+    if (!av)
+        return pvmi_err("pvm_start_pvmd", PvmNoMem);
+    av[0] = path;
+    for (int i = 0; i < argc; i++)
+        av[i + 1] = argv[i];
+    pid_t pid = fork();
+    if (pid < 0) {
+        free(av);
+        return pvmi_err("pvm_start_pvmd", PvmSysErr);
+    }
+    if (pid == 0) {
+        int nul = open("/dev/null", O_RDWR);
+        if (nul >= 0) {
+            dup2(nul, 0);
+            dup2(nul, 1);
+        }
+        setsid();
+        execv(path, av);
+        execvp("pvmd", av);
+        _exit(127);
+    }
+    free(av);
+    if (!block)
+        return 0;
+    for (int i = 0; i < 100; i++) {   /* bounded: about 10 s */
+        int st;
+        if (waitpid(pid, &st, WNOHANG) == pid)
+            return pvmi_err("pvm_start_pvmd", PvmCantStart);
+        if (pvmi_addr_file(addr, sizeof addr) == 0) {
+            int save = pvmi_autoerr;
+            pvmi_autoerr = 0;
+            int rc = pvm_mytid();
+            pvmi_autoerr = save;
+            if (rc > 0)
+                return 0;
+        }
+        usleep(100000);
+    }
+    return pvmi_err("pvm_start_pvmd", PvmCantStart);
+}

@@ -1,0 +1,123 @@
+/*
+ * route.c - registered routes (see route.h) and the built-in daemon route.
+ */
+#include <stdlib.h>
+#include "lpvm.h"
+#include "route.h"
+
+#define MAX_ROUTES 4
+
+static struct {
+    const struct pvm_route_ops *ops;
+    void *ctx;
+} routes[MAX_ROUTES];
+static int nroutes;
+
+int pvm_route_register(const struct pvm_route_ops *ops, void *ctx)
+{
+    if (!ops || !ops->reaches || !ops->send)
+        return PvmBadParam;
+    if (nroutes == MAX_ROUTES)
+        return PvmOutOfRes;
+    routes[nroutes].ops = ops;
+    routes[nroutes].ctx = ctx;
+    nroutes++;
+    if (pvmi.tid > 0 && ops->on_connect)
+        ops->on_connect(ctx);
+    return 0;
+}
+
+int pvmi_mytid(void) { return pvmi.tid; }
+
+int pvmi_routes_send(int tid, struct pmsg *m, int *sent)
+{
+    *sent = 0;
+    for (int i = 0; i < nroutes; i++) {
+        if (routes[i].ops->reaches(routes[i].ctx, tid)) {
+            *sent = 1;
+            return routes[i].ops->send(routes[i].ctx, tid, m);
+        }
+    }
+    return 0;
+}
+
+int pvmi_routes_poll(void)
+{
+    int n = 0;
+    for (int i = 0; i < nroutes; i++) {
+        if (!routes[i].ops->poll)
+            continue;
+        int rc = routes[i].ops->poll(routes[i].ctx);
+        if (rc > 0)
+            n += rc;
+    }
+    return n;
+}
+
+int pvmi_routes_fds(struct pollfd *fds, int max, int *timeout_ms)
+{
+    int n = 0;
+    for (int i = 0; i < nroutes && n < max; i++)
+        if (routes[i].ops->wait_fds)
+            n += routes[i].ops->wait_fds(routes[i].ctx, fds + n, max - n, timeout_ms);
+    return n;
+}
+
+int pvmi_routes_filter(struct pmsg *m)
+{
+    for (int i = 0; i < nroutes; i++)
+        if (routes[i].ops->filter && routes[i].ops->filter(routes[i].ctx, m))
+            return 1;
+    return 0;
+}
+
+void pvmi_routes_connected(void)
+{
+    for (int i = 0; i < nroutes; i++)
+        if (routes[i].ops->on_connect)
+            routes[i].ops->on_connect(routes[i].ctx);
+}
+
+void pvmi_routes_exit(void)
+{
+    for (int i = 0; i < nroutes; i++)
+        if (routes[i].ops->on_exit)
+            routes[i].ops->on_exit(routes[i].ctx);
+}
+
+/* ---- the daemon route ------------------------------------------------ */
+
+static size_t frag_body(void)
+{
+    /* fragment budget minus the header room stock reserves (protocol 3.3) */
+    int f = pvmi.fragsize > 0 ? pvmi.fragsize : 4080;
+    return f > 52 ? (size_t)f - 48 : 4;
+}
+
+static struct pvmi_conn *direct_conn(int tid)
+{
+    for (struct pvmi_conn *c = pvmi.direct; c; c = c->next)
+        if (c->peer == tid && c->fd >= 0)
+            return c;
+    return NULL;
+}
+
+int pvmi_send_daemon(int dst, struct pmsg *m)
+{
+    if (pvmi.dead || pvmi.pvmd.fd < 0)
+        return PvmSysErr;
+    struct pvmi_conn *c = direct_conn(dst);
+    int rc = pvmi_conn_send(c ? c : &pvmi.pvmd, dst, m, frag_body());
+    if (rc < 0 && !c)
+        pvmi.dead = 1;
+    return rc;
+}
+
+int pvmi_send_msg(int dst, struct pmsg *m)
+{
+    int sent;
+    int rc = pvmi_routes_send(dst, m, &sent);
+    if (sent)
+        return rc;
+    return pvmi_send_daemon(dst, m);
+}

@@ -1,0 +1,59 @@
+/*
+ * route.h - the route seam of pvm3.
+ *
+ * Every user message to a task leaves through a route.  The daemon route
+ * (through the pvmd socket, or a direct socket a stock peer asked for) is
+ * built in and always last; another route, such as pvmam's Active Messages
+ * route, registers here and is asked first.  pvm3 knows nothing of what a
+ * route uses underneath: it only calls these operations.
+ *
+ * Incoming messages from any route go to pvmi_deliver(), which feeds the
+ * one receive queue (control messages are consumed there).  Waiting blocks
+ * in poll() on the fds of every route at once.
+ */
+#ifndef PVM3_ROUTE_H
+#define PVM3_ROUTE_H
+
+#include <poll.h>
+#include "pmsg.h"
+
+struct pvm_route_ops {
+    const char *name;
+    /* Nonzero if this route carries user messages to tid right now. */
+    int (*reaches)(void *ctx, int tid);
+    /* Send m (tag, ctx, encoding set) to tid.  0 or a PVM error code.
+     * The message stays owned by the caller. */
+    int (*send)(void *ctx, int tid, struct pmsg *m);
+    /* Progress without blocking: deliver complete incoming messages with
+     * pvmi_deliver().  Returns >= 0 messages delivered or a PVM error. */
+    int (*poll)(void *ctx);
+    /* Fill up to max pollfds to block on; may lower *timeout_ms (ms until
+     * the route needs poll() called, e.g. retransmissions).  Returns count. */
+    int (*wait_fds)(void *ctx, struct pollfd *fds, int max, int *timeout_ms);
+    /* Optional: look at an incoming message first; return 1 to consume it
+     * (e.g. the route's own control traffic over the daemon). */
+    int (*filter)(void *ctx, struct pmsg *m);
+    /* Optional: the task got its tid / is leaving. */
+    void (*on_connect)(void *ctx);
+    void (*on_exit)(void *ctx);
+};
+
+/* Register a route (at most a few); 0 or PvmOutOfRes. */
+int pvm_route_register(const struct pvm_route_ops *ops, void *ctx);
+
+/* For routes: hand a complete incoming message to pvm3 (takes ownership). */
+void pvmi_deliver(struct pmsg *m);
+/* For routes: send through the daemon route regardless of other routes. */
+int pvmi_send_daemon(int dst, struct pmsg *m);
+/* This task's tid (0 before connecting). */
+int pvmi_mytid(void);
+
+/* pvm3 internal: iterate the registered routes. */
+int pvmi_routes_send(int tid, struct pmsg *m, int *sent);
+int pvmi_routes_poll(void);
+int pvmi_routes_fds(struct pollfd *fds, int max, int *timeout_ms);
+int pvmi_routes_filter(struct pmsg *m);
+void pvmi_routes_connected(void);
+void pvmi_routes_exit(void);
+
+#endif /* PVM3_ROUTE_H */

@@ -1,0 +1,168 @@
+/*
+ * rxq.c - where incoming messages go: the pending daemon reply, the
+ * library's control handlers (TC_*, run later at a safe point), a route's
+ * own traffic, or the one receive queue the pvm_recv family matches on.
+ * pvmi_progress() waits on every source at once with poll().
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include "lpvm.h"
+#include "route.h"
+
+int pvmi_tm_take_reply(struct pmsg *m);
+int pvmi_tm_busy(void);
+
+static struct pmsg *qhead, *qtail;          /* user receive queue */
+static struct pmsg *chead, *ctail;          /* control work, deferred */
+static unsigned long ndelivered;
+static int depth;
+
+static void append(struct pmsg **h, struct pmsg **t, struct pmsg *m)
+{
+    m->qnext = NULL;
+    m->qprev = *t;
+    if (*t)
+        (*t)->qnext = m;
+    else
+        *h = m;
+    *t = m;
+}
+
+void pvmi_deliver(struct pmsg *m)
+{
+    if (pvmi_tm_take_reply(m))
+        return;
+    if (m->ctx == SYSCTX_TC && m->tag >= TC_FIRST && m->tag <= TC_LAST) {
+        /* handlers may send: never in the middle of another send */
+        append(&chead, &ctail, m);
+        return;
+    }
+    if (pvmi_routes_filter(m))
+        return;
+    append(&qhead, &qtail, m);
+    ndelivered++;
+}
+
+void pvmi_rxq_remove(struct pmsg *m)
+{
+    if (m->qprev)
+        m->qprev->qnext = m->qnext;
+    else
+        qhead = m->qnext;
+    if (m->qnext)
+        m->qnext->qprev = m->qprev;
+    else
+        qtail = m->qprev;
+    m->qnext = m->qprev = NULL;
+}
+
+struct pmsg *pvmi_rxq_match(int src, int tag, int ctx)
+{
+    for (struct pmsg *m = qhead; m; m = m->qnext)
+        if ((src == -1 || m->src == src) && (tag == -1 || m->tag == tag) &&
+            m->ctx == ctx)
+            return m;
+    return NULL;
+}
+
+/* pvm_recvf semantics: <0 stop with nothing, 1 take this one, >1 take the
+ * best after scanning all, 0 skip. */
+struct pmsg *pvmi_rxq_match_fn(int src, int tag, int (*fn)(int, int, int))
+{
+    struct pmsg *best = NULL;
+    int bestv = 0;
+    for (struct pmsg *m = qhead; m; m = m->qnext) {
+        int v = fn(m->mid, src, tag);
+        if (v < 0)
+            return NULL;
+        if (v == 1)
+            return m;
+        if (v > bestv) {
+            bestv = v;
+            best = m;
+        }
+    }
+    return best;
+}
+
+static void run_control(void)
+{
+    while (chead) {
+        struct pmsg *m = chead;
+        chead = m->qnext;
+        if (!chead)
+            ctail = NULL;
+        m->qnext = m->qprev = NULL;
+        pvmi_ctrl(m);
+        pmsg_free(m);
+    }
+}
+
+static void conn_failed(struct pvmi_conn *c)
+{
+    if (c == &pvmi.pvmd) {
+        pvmi.dead = 1;
+        pvmi_conn_close(c);
+        return;
+    }
+    /* a direct route broke: later messages go through the pvmd */
+    for (struct pvmi_conn **pp = &pvmi.direct; *pp; pp = &(*pp)->next) {
+        if (*pp == c) {
+            *pp = c->next;
+            pvmi_conn_close(c);
+            free(c);
+            return;
+        }
+    }
+}
+
+#define MAX_FDS 64
+
+int pvmi_progress(int timeout_ms)
+{
+    struct pollfd fds[MAX_FDS];
+    struct pvmi_conn *conns[MAX_FDS];
+    unsigned long before = ndelivered;
+    int n = 0;
+
+    if (pvmi.dead || pvmi.pvmd.fd < 0)
+        return PvmSysErr;
+    depth++;
+    pvmi_routes_poll();
+    if (ndelivered != before || chead)
+        timeout_ms = 0;
+    conns[n] = &pvmi.pvmd;
+    fds[n++] = (struct pollfd){ .fd = pvmi.pvmd.fd, .events = POLLIN };
+    for (struct pvmi_conn *c = pvmi.direct; c && n < MAX_FDS / 2; c = c->next) {
+        conns[n] = c;
+        fds[n++] = (struct pollfd){ .fd = c->fd, .events = POLLIN };
+    }
+    int nconn = n;
+    n += pvmi_routes_fds(fds + n, MAX_FDS - n, &timeout_ms);
+
+    int r = poll(fds, (nfds_t)n, timeout_ms);
+    if (r < 0 && errno != EINTR) {
+        depth--;
+        return PvmSysErr;
+    }
+    for (int i = 0; r > 0 && i < nconn; i++) {
+        if (!fds[i].revents)
+            continue;
+        int rc = pvmi_conn_input(conns[i]);
+        if (rc < 0)
+            conn_failed(conns[i]);
+    }
+    for (int i = nconn; r > 0 && i < n; i++) {
+        if (fds[i].revents) {
+            pvmi_routes_poll();
+            break;
+        }
+    }
+    depth--;
+    if (depth == 0 && !pvmi_tm_busy())
+        run_control();
+    if (pvmi.dead)
+        return PvmSysErr;
+    return (int)(ndelivered - before);
+}

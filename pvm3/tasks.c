@@ -1,0 +1,268 @@
+/*
+ * tasks.c - task and machine queries and control through the pvmd:
+ * pvm_kill, pvm_sendsig, pvm_pstat, pvm_mstat, pvm_config, pvm_tasks,
+ * pvm_tidtohost, pvm_halt, pvm_tickle, pvm_archcode, contexts.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lpvm.h"
+
+/* One request with an int-only body and an int status reply. */
+static int call_ints(const char *fn, int tag, const int *args, int n, int *status)
+{
+    int rc = pvmi_beatask();
+    if (rc < 0)
+        return pvmi_err(fn, rc);
+    struct pmsg *req = pvmi_xbuf(), *rep = NULL;
+    if (!req)
+        return pvmi_err(fn, PvmNoMem);
+    pvmi_put_ints(req, args, n);
+    rc = pvmi_tm_call(tag, req, &rep);
+    pmsg_free(req);
+    if (rc >= 0 && status && pvmi_get_int(rep, status) < 0)
+        rc = PvmSysErr;
+    pmsg_free(rep);
+    return rc < 0 ? pvmi_err(fn, rc) : 0;
+}
+
+int pvm_sendsig(int tid, int signum)
+{
+    /* the pvmd drops requests for non-task tids without a reply */
+    if (!PVMI_IS_TASK(tid))
+        return pvmi_err("pvm_sendsig", PvmBadParam);
+    int a[2] = { tid, signum };
+    return call_ints("pvm_sendsig", TM_SENDSIG, a, 2, NULL);
+}
+
+int pvm_kill(int tid)
+{
+    if (!PVMI_IS_TASK(tid))
+        return pvmi_err("pvm_kill", PvmBadParam);
+    int a[2] = { tid, SIGTERM };
+    return call_ints("pvm_kill", TM_SENDSIG, a, 2, NULL);
+}
+
+int pvm_pstat(int tid)
+{
+    if (!PVMI_IS_TASK(tid))
+        return pvmi_err("pvm_pstat", PvmBadParam);
+    int st;
+    int rc = call_ints("pvm_pstat", TM_PSTAT, &tid, 1, &st);
+    /* PvmNoTask is an answer, not a failure worth printing */
+    return rc < 0 ? rc : st;
+}
+
+int pvm_mstat(char *host)
+{
+    int rc = pvmi_beatask();
+    if (rc < 0)
+        return pvmi_err("pvm_mstat", rc);
+    if (!host || !*host)
+        return pvmi_err("pvm_mstat", PvmBadParam);
+    struct pmsg *req = pvmi_xbuf(), *rep = NULL;
+    pvmi_put_str(req, host);
+    rc = pvmi_tm_call(TM_MSTAT, req, &rep);
+    pmsg_free(req);
+    int st = PvmSysErr;
+    if (rc >= 0)
+        pvmi_get_int(rep, &st);
+    pmsg_free(rep);
+    return rc < 0 ? pvmi_err("pvm_mstat", rc) : st;
+}
+
+static struct pvmhostinfo *hosts;
+static int nhosts;
+
+static void free_hosts(void)
+{
+    for (int i = 0; i < nhosts; i++) {
+        free(hosts[i].hi_name);
+        free(hosts[i].hi_arch);
+    }
+    free(hosts);
+    hosts = NULL;
+    nhosts = 0;
+}
+
+int pvm_config(int *nhostp, int *narchp, struct pvmhostinfo **hostp)
+{
+    int rc = pvmi_beatask();
+    if (rc < 0)
+        return pvmi_err("pvm_config", rc);
+    struct pmsg *req = pvmi_xbuf(), *rep = NULL;
+    rc = pvmi_tm_call(TM_CONFIG, req, &rep);
+    pmsg_free(req);
+    if (rc < 0)
+        return pvmi_err("pvm_config", rc);
+    int nh, na;
+    free_hosts();
+    rc = PvmSysErr;
+    if (pvmi_get_int(rep, &nh) < 0 || pvmi_get_int(rep, &na) < 0 || nh < 0 || nh > 4096)
+        goto out;
+    hosts = calloc((size_t)(nh ? nh : 1), sizeof *hosts);
+    if (!hosts)
+        goto out;
+    for (int i = 0; i < nh; i++) {
+        struct pvmhostinfo *h = &hosts[i];
+        nhosts = i + 1;
+        if (pvmi_get_int(rep, &h->hi_tid) < 0 || !(h->hi_name = pvmi_get_strdup(rep)) ||
+            !(h->hi_arch = pvmi_get_strdup(rep)) || pvmi_get_int(rep, &h->hi_speed) < 0 ||
+            pvmi_get_int(rep, &h->hi_dsig) < 0)
+            goto out;
+    }
+    if (nhostp) *nhostp = nh;
+    if (narchp) *narchp = na;
+    if (hostp) *hostp = hosts;
+    rc = 0;
+out:
+    pmsg_free(rep);
+    return pvmi_err("pvm_config", rc);
+}
+
+static struct pvmtaskinfo *tinfo;
+static int ntinfo;
+
+int pvm_tasks(int where, int *ntaskp, struct pvmtaskinfo **taskp)
+{
+    int rc = pvmi_beatask();
+    if (rc < 0)
+        return pvmi_err("pvm_tasks", rc);
+    struct pmsg *req = pvmi_xbuf(), *rep = NULL;
+    pvmi_put_int(req, where);
+    rc = pvmi_tm_call(TM_TASK, req, &rep);
+    pmsg_free(req);
+    if (rc < 0)
+        return pvmi_err("pvm_tasks", rc);
+    for (int i = 0; i < ntinfo; i++)
+        free(tinfo[i].ti_a_out);
+    free(tinfo);
+    tinfo = NULL;
+    ntinfo = 0;
+    int st;
+    if (pvmi_get_int(rep, &st) < 0)
+        st = PvmSysErr;
+    int cap = 0;
+    while (st >= 0 && pmsg_unread(rep) >= 24) {
+        if (ntinfo == cap) {
+            cap = cap ? cap * 2 : 16;
+            struct pvmtaskinfo *t = realloc(tinfo, sizeof *t * (size_t)cap);
+            if (!t) {
+                st = PvmNoMem;
+                break;
+            }
+            tinfo = t;
+        }
+        struct pvmtaskinfo *t = &tinfo[ntinfo];
+        memset(t, 0, sizeof *t);
+        if (pvmi_get_int(rep, &t->ti_tid) < 0 || pvmi_get_int(rep, &t->ti_ptid) < 0 ||
+            pvmi_get_int(rep, &t->ti_host) < 0 || pvmi_get_int(rep, &t->ti_flag) < 0 ||
+            !(t->ti_a_out = pvmi_get_strdup(rep)) || pvmi_get_int(rep, &t->ti_pid) < 0) {
+            free(t->ti_a_out);
+            st = PvmSysErr;
+            break;
+        }
+        ntinfo++;
+    }
+    pmsg_free(rep);
+    if (st < 0)
+        return pvmi_err("pvm_tasks", st);
+    if (ntaskp) *ntaskp = ntinfo;
+    if (taskp) *taskp = tinfo;
+    return 0;
+}
+
+int pvm_tidtohost(int tid)
+{
+    return tid & PVMI_TIDHOST;
+}
+
+int pvm_halt(void)
+{
+    int rc = pvmi_beatask();
+    if (rc < 0)
+        return pvmi_err("pvm_halt", rc);
+    struct pmsg *req = pvmi_xbuf();
+    rc = pvmi_tm_send(TM_HALT, req);
+    pmsg_free(req);
+    /* the pvmd exits; our connection ends with it */
+    pvmi.dead = 1;
+    return rc < 0 ? pvmi_err("pvm_halt", rc) : 0;
+}
+
+int pvm_tickle(int narg, int *argp, int *nresp, int *resp)
+{
+    if (narg < 1 || narg > 10 || !argp)
+        return pvmi_err("pvm_tickle", PvmBadParam);
+    int rc = pvmi_beatask();
+    if (rc < 0)
+        return pvmi_err("pvm_tickle", rc);
+    struct pmsg *req = pvmi_xbuf(), *rep = NULL;
+    pvmi_put_int(req, narg);
+    pvmi_put_ints(req, argp, narg);
+    rc = pvmi_tm_call(TM_TICKLE, req, &rep);
+    pmsg_free(req);
+    if (rc < 0)
+        return pvmi_err("pvm_tickle", rc);
+    int n = 0;
+    pvmi_get_int(rep, &n);
+    for (int i = 0; i < n && i < 10; i++)
+        if (resp)
+            pvmi_get_int(rep, &resp[i]);
+    if (nresp)
+        *nresp = n;
+    pmsg_free(rep);
+    return 0;
+}
+
+/* Same data representation = same code: the dsig of a host of that arch. */
+int pvm_archcode(char *arch)
+{
+    if (!arch)
+        return pvmi_err("pvm_archcode", PvmBadParam);
+    int nh;
+    struct pvmhostinfo *h;
+    int rc = pvm_config(&nh, NULL, &h);
+    if (rc < 0)
+        return rc;
+    for (int i = 0; i < nh; i++)
+        if (!strcmp(h[i].hi_arch, arch))
+            return h[i].hi_dsig;
+    return pvmi_err("pvm_archcode", PvmNotFound);
+}
+
+int pvm_getcontext(void)
+{
+    int rc = pvmi_beatask();
+    return rc < 0 ? pvmi_err("pvm_getcontext", rc) : pvmi.ctx;
+}
+
+int pvm_setcontext(int ctx)
+{
+    int rc = pvmi_beatask();
+    if (rc < 0)
+        return pvmi_err("pvm_setcontext", rc);
+    int old = pvmi.ctx;
+    pvmi.ctx = ctx;
+    return old;
+}
+
+int pvm_newcontext(void)
+{
+    int zero = 0, cid;
+    int rc = call_ints("pvm_newcontext", TM_CONTEXT, &zero, 1, &cid);
+    if (rc < 0)
+        return rc;
+    return cid < 0 ? pvmi_err("pvm_newcontext", cid) : cid;
+}
+
+int pvm_freecontext(int ctx)
+{
+    if (ctx == 0)
+        return pvmi_err("pvm_freecontext", PvmBadParam);
+    int st;
+    int rc = call_ints("pvm_freecontext", TM_CONTEXT, &ctx, 1, &st);
+    if (rc < 0)
+        return rc;
+    return st < 0 ? pvmi_err("pvm_freecontext", st) : 0;
+}

@@ -1,0 +1,67 @@
+/*
+ * tm.c - requests to the local pvmd (pvm-protocol.md 5): context
+ * SYSCTX_TM, a fresh wait id, and the reply picked out of the incoming
+ * stream by (src = pvmd, tag) while everything else is queued.
+ */
+#include <time.h>
+#include "lpvm.h"
+
+/* The request being waited for; rxq.c hands its reply over. */
+static int wait_tag;
+static struct pmsg *wait_reply;
+
+int pvmi_tm_take_reply(struct pmsg *m)
+{
+    if (wait_tag && !wait_reply && m->src == PVMI_TIDPVMD && m->tag == wait_tag) {
+        wait_reply = m;
+        return 1;
+    }
+    return 0;
+}
+
+static int send_req(int tag, struct pmsg *req, int ctx, int wid)
+{
+    if (pvmi.dead || pvmi.pvmd.fd < 0)
+        return PvmSysErr;
+    req->tag = tag;
+    req->ctx = ctx;
+    req->wid = wid;
+    /* requests are small: one fragment of any size is accepted */
+    int rc = pvmi_conn_send(&pvmi.pvmd, PVMI_TIDPVMD, req, pvmi.connecting ? 4000 : (1u << 20));
+    if (rc < 0)
+        pvmi.dead = 1;
+    return rc;
+}
+
+int pvmi_tm_call(int tag, struct pmsg *req, struct pmsg **reply)
+{
+    *reply = NULL;
+    if (wait_tag)   /* nested requests cannot happen: control work is deferred */
+        return PvmSysErr;
+    int rc = send_req(tag, req, SYSCTX_TM, pvmi.nextwid++);
+    if (rc < 0)
+        return rc;
+    wait_tag = tag;
+    /* The handshake is bounded: a pvmd that refuses us closes the socket,
+     * one that never answers must not hang the caller. */
+    time_t deadline = pvmi.connecting ? time(NULL) + 30 : 0;
+    while (!wait_reply) {
+        rc = pvmi_progress(pvmi.connecting ? 1000 : -1);
+        if (rc < 0 || pvmi.dead || (deadline && time(NULL) > deadline)) {
+            wait_tag = 0;
+            return PvmSysErr;
+        }
+    }
+    *reply = wait_reply;
+    wait_reply = NULL;
+    wait_tag = 0;
+    return 0;
+}
+
+int pvmi_tm_send(int tag, struct pmsg *req)
+{
+    /* stock sends fire-and-forget requests with context 0 and wait id 0 */
+    return send_req(tag, req, 0, 0);
+}
+
+int pvmi_tm_busy(void) { return wait_tag != 0; }
