@@ -126,13 +126,13 @@ int pvm_precv(int tid, int tag, void *buf, int len, int type,
         if (n > len)
             n = len;
         rc = pvmi_codec_xdr.upk(m, tmap[type], buf, n, 1);
-        if (rlen)
-            *rlen = (int)(m->len / ws);
+        if (rlen)   /* in native bytes, as stock reports it */
+            *rlen = (int)(m->len / ws * es);
     } else {
         size_t n = m->len < want ? m->len : want;
         rc = pmsg_read(m, buf, n);
         if (rlen)
-            *rlen = (int)(m->len / es);
+            *rlen = (int)m->len;
     }
     if (rtid)
         *rtid = m->src;
