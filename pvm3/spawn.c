@@ -102,7 +102,7 @@ int pvm_spawn(char *file, char **argv, int flags, char *where, int count, int *t
     pmsg_free(req);
     if (rc < 0)
         return pvmi_err("pvm_spawn", rc);
-    int n, started = 0, firsterr = 0;
+    int n, started = 0;
     int *got = NULL;
     if (pvmi_get_int(rep, &n) < 0 || n < 0 || n > count ||
         !(got = malloc(sizeof *got * (size_t)(n ? n : 1)))) {
@@ -114,8 +114,6 @@ int pvm_spawn(char *file, char **argv, int flags, char *where, int count, int *t
         pvmi_get_int(rep, &got[i]);
         if (got[i] > 0)
             started++;
-        else if (!firsterr)
-            firsterr = got[i];
         if (tids)
             tids[i] = got[i];
     }
@@ -123,8 +121,7 @@ int pvm_spawn(char *file, char **argv, int flags, char *where, int count, int *t
     if (started)
         send_siblings(got, n);
     free(got);
-    if (started == 0 && firsterr < 0)
-        return pvmi_err("pvm_spawn", firsterr);
+    /* like stock: the count started (maybe 0); the reasons are in tids[] */
     return started;
 }
 

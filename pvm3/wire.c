@@ -18,6 +18,10 @@
  * larger is garbage, not a message. */
 #define MAX_FRAG_LEN (64u << 20)
 
+/* Malformed fragments dropped so far (tests read it). */
+static unsigned long bad_frags;
+unsigned long pvmi_bad_fragments(void) { return bad_frags; }
+
 static void put32(unsigned char *p, uint32_t v) { v = htonl(v); memcpy(p, &v, 4); }
 static uint32_t get32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return ntohl(v); }
 
@@ -143,8 +147,10 @@ static int frag_done(struct pvmi_conn *c)
             free(buf);
             return PvmBadMsg;
         }
-        if (*pp)   /* a message from src never finished: drop it */
+        if (*pp) { /* a message from src never finished: drop it */
             rasm_drop(pp);
+            bad_frags++;
+        }
         m = pmsg_new_rx();
         if (!m) {
             free(buf);
@@ -233,6 +239,8 @@ int pvmi_conn_input(struct pvmi_conn *c)
             int rc = frag_done(c);
             if (rc > 0)
                 done += rc;
+            else if (rc == PvmBadMsg)
+                bad_frags++;
         }
     }
     return done;

@@ -1,6 +1,7 @@
 #!/bin/sh
 # pvmvm.sh - start and stop a private, real PVM virtual machine for one test.
-# Source it, then:  vm_start  (exports PVM_TMP, PVM_ROOT, PVM_ALLOW_ROOT, VM_PID)
+# Source it, then:  vm_start  (exports PVM_TMP, PVM_ROOT, PVM_ALLOW_ROOT, HOME;
+#                              sets VM_PID and VM_BIN, where bare-name spawns look)
 #                   ...run programs...
 #                   vm_stop   (also run from the EXIT trap vm_start installs)
 # Each VM has its own PVM_TMP directory, so tests never share a daemon.
@@ -14,8 +15,13 @@ vm_start() {
     PVM_TMP=$VM_DIR PVM_ROOT=${PVM_ROOT:-/usr/lib/pvm3} PVM_ALLOW_ROOT=1
     export PVM_TMP PVM_ROOT PVM_ALLOW_ROOT
     unset PVMSOCK PVMEPID PVM_VMID
-    trap 'vm_stop' EXIT
-    trap 'vm_stop; exit 130' INT TERM
+    # The pvmd finds programs spawned by bare name in $HOME/pvm3/bin/LINUX64:
+    # give it a private HOME so tests can install programs there (VM_BIN).
+    HOME=$VM_DIR; export HOME
+    VM_BIN=$VM_DIR/pvm3/bin/LINUX64
+    mkdir -p "$VM_BIN"
+    trap 'vm_stop; vm_cleanup' EXIT
+    trap 'vm_stop; vm_cleanup; exit 130' INT TERM
     "$PVMD" -d0 "$@" </dev/null >"$VM_DIR/pvmd.out" 2>&1 &
     VM_PID=$!
     i=0
@@ -29,6 +35,9 @@ vm_start() {
         sleep 0.1
     done
 }
+
+# Tests may redefine vm_cleanup to remove their own files at exit.
+vm_cleanup() { :; }
 
 vm_stop() {
     [ -n "$VM_PID" ] || return 0
