@@ -240,8 +240,6 @@ int pvmi_beatask(void)
     pvmi.c_trctid = pvmi.trctid;
     pvmi.c_trcctx = pvmi.trcctx;
     pvmi.c_trctag = pvmi.trctag;
-    if (!pvmi.fragsize)
-        pvmi.fragsize = pvmi.udpmax > 0 ? pvmi.udpmax : 4080;
     pvmi_routes_connected();
     return 0;
 }

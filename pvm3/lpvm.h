@@ -21,6 +21,8 @@
 
 #define PVMI_FRAGHDR 16
 #define PVMI_MSGHDR  32
+/* Default fragment body on the daemon route (see route.c). */
+#define PVMI_DEFAULT_FRAGBODY ((size_t)256 << 10)
 #define PVMI_FFSOM   1
 #define PVMI_FFEOM   2
 

@@ -80,6 +80,19 @@ int main(int argc, char **argv)
         printf("pvm_mytid without a pvmd: %d after %.2f s\n", rc, now() - t0);
         return rc == PvmSysErr && now() - t0 < 10 ? 0 : 1;
     }
+    if (!strcmp(mode, "startpvmd")) {
+        /* no pvmd yet: start one, refuse a second, halt it (the halting
+         * pvmd sends SIGTERM to its tasks, us included) */
+        signal(SIGTERM, SIG_IGN);
+        int rc = pvm_start_pvmd(0, NULL, 1);
+        int tid = pvm_mytid();
+        int save = pvm_setopt(PvmAutoErr, 0);
+        int again = pvm_start_pvmd(0, NULL, 1);
+        pvm_setopt(PvmAutoErr, save);
+        printf("pvm_start_pvmd: %d, then mytid t%x, second start %d\n", rc, tid, again);
+        pvm_halt();
+        return rc == 0 && tid > 0 && again == PvmDupHost ? 0 : 1;
+    }
     if (pvm_mytid() < 0)
         return 99;
     char self[4096];

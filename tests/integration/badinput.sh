@@ -13,6 +13,18 @@ for lib in stock am; do
     rmdir "$E"
 done
 . "$top_srcdir/tests/lib/pvmvm.sh"
+# pvm_start_pvmd in an empty PVM_TMP: the daemon it starts is halted by the
+# program; kill it by its pid file if anything went wrong.
+for lib in stock am; do
+    E=$(mktemp -d)
+    out=$(PVM_TMP=$E timeout 30 "$B/badinput_$lib" startpvmd 2>&1) || { echo "FAIL startpvmd ($lib): $out"; rc=1; }
+    echo "$lib startpvmd: $out"
+    sleep 0.3
+    for p in $(pgrep -x pvmd); do
+        tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -qx "PVM_TMP=$E" && kill -KILL "$p"
+    done
+    rm -rf "$E"
+done
 for lib in stock am; do
     for mode in garbage params halt; do
         [ "$lib.$mode" = stock.garbage ] && continue  # stock drops the sender's socket on garbage
