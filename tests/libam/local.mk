@@ -1,1 +1,7 @@
-# tests/libam tests
+# libam tests (Check): one program, run once per transport.
+check_PROGRAMS += tests/libam/test_am
+tests_libam_test_am_SOURCES = tests/libam/test_am.c
+tests_libam_test_am_CPPFLAGS = -I$(top_srcdir)/libam $(CHECK_CFLAGS)
+tests_libam_test_am_LDADD = libam.la $(CHECK_LIBS)
+TESTS += tests/libam/am-tcp.sh tests/libam/am-udp.sh
+EXTRA_DIST += tests/libam/am-tcp.sh tests/libam/am-udp.sh

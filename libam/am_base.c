@@ -1,0 +1,346 @@
+/*
+ * am_base.c - libam objects: status texts, the address-identifier table,
+ * configuration, interfaces, endpoints and statistics.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "am_int.h"
+
+/* ---- status texts ------------------------------------------------------ */
+
+const char *am_strerror(int s)
+{
+    switch (s) {
+    case AM_OK: return "success";
+    case AM_ERR_INVAL: return "invalid argument";
+    case AM_ERR_NOMEM: return "out of memory";
+    case AM_ERR_SYS: return "system call failed";
+    case AM_ERR_DEAD: return "endpoint is dead";
+    case AM_ERR_TIMEOUT: return "timed out";
+    case AM_ERR_TOOBIG: return "payload too large";
+    case AM_ERR_NOTASK: return "no such task";
+    case AM_ERR_NOTSUP: return "operation not supported by the transport";
+    case AM_ERR_BADADDR: return "bad address";
+    case AM_ERR_EXISTS: return "already exists";
+    case AM_ERR_NOHANDLER: return "handler id not bound";
+    case AM_ERR_STATE: return "call not valid now";
+    case AM_ERR_NOTRANSPORT: return "unknown transport";
+    default: return "unknown status";
+    }
+}
+
+/* ---- address identifiers (thesis 5.2) ---------------------------------- */
+
+static am_handler_fn *ids;
+static int nids, capids;
+
+int am_global_init(void) { return AM_OK; }
+
+int am_global_shutdown(void)
+{
+    free(ids);
+    ids = NULL;
+    nids = capids = 0;
+    return AM_OK;
+}
+
+int am_bind_address_with_id(am_handler_fn fn, int id)
+{
+    if (id < 0 || id >= AMX_BLANK)
+        return AM_ERR_INVAL;
+    if (id >= capids) {
+        int cap = capids ? capids : 16;
+        while (cap <= id)
+            cap *= 2;
+        am_handler_fn *t = realloc(ids, sizeof *t * (size_t)cap);
+        if (!t)
+            return AM_ERR_NOMEM;
+        memset(t + capids, 0, sizeof *t * (size_t)(cap - capids));
+        ids = t;
+        capids = cap;
+    }
+    ids[id] = fn;
+    if (id >= nids)
+        nids = id + 1;
+    return AM_OK;
+}
+
+int am_address_to_id(am_handler_fn fn)
+{
+    if (!fn)
+        return AM_ERR_INVAL;
+    int rc = am_bind_address_with_id(fn, nids);
+    return rc < 0 ? rc : nids - 1;
+}
+
+am_handler_fn am_id_to_address(int id)
+{
+    return id >= 0 && id < nids ? ids[id] : NULL;
+}
+
+/* ---- configuration and interfaces ------------------------------------ */
+
+void am_config_default(struct am_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->depth = 8;
+    cfg->timeout_us = 20000;
+    cfg->timeout_max_us = 5000000;
+    cfg->connect_timeout_ms = 10000;
+}
+
+static const char *const names[] = { "tcp", "udp", NULL };
+
+const char *const *am_transports(void) { return names; }
+
+const struct am_transport_ops *amx_transport(const char *name)
+{
+    if (!name)
+        return NULL;
+    if (!strcmp(name, "tcp"))
+        return &amx_tcp_ops;
+    if (!strcmp(name, "udp"))
+        return &amx_udp_ops;
+    return NULL;
+}
+
+int am_init(const char *transport, const struct am_config *cfg, am_interface_t **out)
+{
+    if (!out)
+        return AM_ERR_INVAL;
+    *out = NULL;
+    const struct am_transport_ops *tr = amx_transport(transport);
+    if (!tr)
+        return AM_ERR_NOTRANSPORT;
+    am_interface_t *ifc = calloc(1, sizeof *ifc);
+    if (!ifc)
+        return AM_ERR_NOMEM;
+    struct am_config def;
+    am_config_default(&def);
+    ifc->cfg = cfg ? *cfg : def;
+    if (!ifc->cfg.depth)
+        ifc->cfg.depth = def.depth;
+    if (!ifc->cfg.timeout_us)
+        ifc->cfg.timeout_us = def.timeout_us;
+    if (!ifc->cfg.timeout_max_us)
+        ifc->cfg.timeout_max_us = def.timeout_max_us;
+    if (!ifc->cfg.connect_timeout_ms)
+        ifc->cfg.connect_timeout_ms = def.connect_timeout_ms;
+    if (!ifc->cfg.max_payload)
+        ifc->cfg.max_payload = tr->default_payload;
+    int rc = AM_ERR_INVAL;
+    if (ifc->cfg.depth > AMX_MAX_DEPTH || ifc->cfg.max_payload > tr->max_payload)
+        goto fail;
+    ifc->tr = tr;
+    ifc->reliable = tr->reliable;
+    ifc->rxbuf_cap = ifc->cfg.max_payload + AMX_HDR;
+    rc = AM_ERR_NOMEM;
+    if (!(ifc->rxbuf = malloc(ifc->rxbuf_cap)))
+        goto fail;
+    if ((rc = tr->init(ifc)) < 0)
+        goto fail_buf;
+    *out = ifc;
+    return AM_OK;
+fail_buf:
+    free(ifc->rxbuf);
+fail:
+    free(ifc);
+    return rc;
+}
+
+static void free_ep(am_endpoint_t *ep)
+{
+    for (int i = 0; i < AMX_MAX_DEPTH; i++) {
+        free(ep->slot[i].copy);
+        free(ep->rslot[i].held_pkt);
+        free(ep->rslot[i].rep_pkt);
+    }
+    free(ep->rx);
+    free(ep->outq);
+    free(ep);
+}
+
+int am_shutdown(am_interface_t *ifc)
+{
+    if (!ifc)
+        return AM_ERR_INVAL;
+    /* let outstanding requests finish, bounded by the dead-peer limit */
+    uint64_t limit = amx_now_us() + ifc->cfg.timeout_max_us;
+    while (ifc->outstanding && amx_now_us() < limit)
+        if (am_wait(ifc, 10) < 0)
+            break;
+    while (ifc->eps) {
+        am_endpoint_t *ep = ifc->eps;
+        ifc->eps = ep->next;
+        ifc->tr->close_ep(ifc, ep);
+        free_ep(ep);
+    }
+    ifc->tr->shutdown(ifc);
+    free(ifc->rxbuf);
+    free(ifc);
+    return AM_OK;
+}
+
+const char *am_transport_name(const am_interface_t *ifc) { return ifc ? ifc->tr->name : NULL; }
+size_t am_max_payload(const am_interface_t *ifc) { return ifc ? ifc->cfg.max_payload : 0; }
+void am_set_user(am_interface_t *ifc, void *user) { if (ifc) ifc->user = user; }
+void *am_get_user(const am_interface_t *ifc) { return ifc ? ifc->user : NULL; }
+void am_set_dead_handler(am_interface_t *ifc, am_dead_fn fn, void *arg)
+{
+    if (ifc) {
+        ifc->dead_fn = fn;
+        ifc->dead_arg = arg;
+    }
+}
+int am_event_fd(const am_interface_t *ifc) { return ifc ? ifc->tr->event_fd(ifc) : -1; }
+unsigned am_outstanding(const am_interface_t *ifc) { return ifc ? ifc->outstanding : 0; }
+
+/* ---- endpoints (thesis 5.1) --------------------------------------------- */
+
+am_endpoint_t *am_find_task(am_interface_t *ifc, int32_t tid)
+{
+    if (!ifc)
+        return NULL;
+    /* move-to-front: consecutive AMs mostly go to the same task */
+    for (am_endpoint_t **pp = &ifc->eps; *pp; pp = &(*pp)->next) {
+        am_endpoint_t *ep = *pp;
+        if (ep->inserted && ep->tid == tid) {
+            *pp = ep->next;
+            ep->next = ifc->eps;
+            ifc->eps = ep;
+            return ep;
+        }
+    }
+    return NULL;
+}
+
+const char *am_task_address(am_interface_t *ifc, int32_t tid)
+{
+    if (!ifc)
+        return NULL;
+    if (tid == AM_TID_SELF)
+        return ifc->self_addr;
+    am_endpoint_t *ep = am_find_task(ifc, tid);
+    return ep ? ep->name : NULL;
+}
+
+const char *am_hostname(am_interface_t *ifc, int32_t tid)
+{
+    am_endpoint_t *ep = am_find_task(ifc, tid);
+    return ep ? ep->host : NULL;
+}
+
+int am_allocate_task(am_interface_t *ifc, am_endpoint_t **out)
+{
+    if (!ifc || !out)
+        return AM_ERR_INVAL;
+    am_endpoint_t *ep = calloc(1, sizeof *ep);
+    if (!ep)
+        return AM_ERR_NOMEM;
+    ep->fd = -1;
+    ep->next = ifc->eps;
+    ifc->eps = ep;
+    *out = ep;
+    return AM_OK;
+}
+
+static int set_peer(am_interface_t *ifc, am_endpoint_t *ep, const char *name)
+{
+    if (!name || strlen(name) >= AMX_ADDRLEN || ifc->tr->pkaddr(name, &ep->sa) < 0)
+        return AM_ERR_BADADDR;
+    strcpy(ep->name, name);
+    const unsigned char *ip = (const unsigned char *)&ep->sa.sin_addr;
+    snprintf(ep->host, sizeof ep->host, "%u.%u.%u.%u", ip[0], ip[1], ip[2], ip[3]);
+    return AM_OK;
+}
+
+int am_connect_task(am_interface_t *ifc, am_endpoint_t *ep, const char *name)
+{
+    if (!ifc || !ep)
+        return AM_ERR_INVAL;
+    int rc = set_peer(ifc, ep, name);
+    if (rc < 0)
+        return rc;
+    if ((rc = ifc->tr->connect(ifc, ep)) < 0)
+        return rc;
+    ep->connected = 1;
+    return AM_OK;
+}
+
+int am_accept_task(am_interface_t *ifc, am_endpoint_t *ep, const char *name)
+{
+    if (!ifc || !ep)
+        return AM_ERR_INVAL;
+    int rc = set_peer(ifc, ep, name);
+    if (rc < 0)
+        return rc;
+    if ((rc = ifc->tr->accept(ifc, ep)) < 0)
+        return rc;
+    ep->connected = 1;
+    return AM_OK;
+}
+
+int am_insert_task(am_interface_t *ifc, am_endpoint_t *ep, int32_t tid)
+{
+    if (!ifc || !ep)
+        return AM_ERR_INVAL;
+    if (am_find_task(ifc, tid))
+        return AM_ERR_EXISTS;
+    ep->tid = tid;
+    ep->inserted = 1;
+    return AM_OK;
+}
+
+int am_remove_task(am_interface_t *ifc, int32_t tid)
+{
+    am_endpoint_t *ep = am_find_task(ifc, tid);
+    if (!ep)
+        return AM_ERR_NOTASK;
+    ep->inserted = 0;
+    return AM_OK;
+}
+
+int am_deallocate_task(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    if (!ifc || !ep)
+        return AM_ERR_INVAL;
+    for (am_endpoint_t **pp = &ifc->eps; *pp; pp = &(*pp)->next) {
+        if (*pp == ep) {
+            *pp = ep->next;
+            ifc->outstanding -= ep->inflight;
+            ifc->tr->close_ep(ifc, ep);
+            free_ep(ep);
+            return AM_OK;
+        }
+    }
+    return AM_ERR_NOTASK;
+}
+
+int am_task_dead(const am_endpoint_t *ep) { return ep ? ep->dead : 1; }
+
+/* ---- statistics ---------------------------------------------------------- */
+
+void am_interface_stats(const am_interface_t *ifc, struct am_stats *out)
+{
+    if (ifc && out)
+        *out = ifc->st;
+}
+
+int am_task_stats(am_interface_t *ifc, int32_t tid, struct am_stats *out)
+{
+    am_endpoint_t *ep = am_find_task(ifc, tid);
+    if (!ep)
+        return AM_ERR_NOTASK;
+    if (out)
+        *out = ep->st;
+    return AM_OK;
+}
+
+/* ---- tokens ----------------------------------------------------------- */
+
+am_interface_t *am_token_interface(const am_token_t *t) { return t ? t->ifc : NULL; }
+am_endpoint_t *am_token_endpoint(const am_token_t *t) { return t ? t->ep : NULL; }
+int32_t am_token_tid(const am_token_t *t) { return t && t->ep ? t->ep->tid : -1; }
+int am_token_is_request(const am_token_t *t) { return t ? t->is_request : 0; }

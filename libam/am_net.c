@@ -1,0 +1,55 @@
+/*
+ * am_net.c - address helpers shared by the socket transports.  Printable
+ * addresses are "<transport>:AAAAAAAA:PPPP": the IPv4 address and port in
+ * hex of their network-order values, so they travel as plain text (e.g.
+ * inside PVM messages) and mean the same on every host.
+ */
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+#include "am_int.h"
+
+/* The address other hosts reach us at: bind_host if given, else the first
+ * non-loopback IPv4 address, else loopback. */
+int amx_self_ip(const char *bind_host, struct in_addr *out)
+{
+    if (bind_host && *bind_host)
+        return inet_pton(AF_INET, bind_host, out) == 1 ? AM_OK : AM_ERR_BADADDR;
+    struct ifaddrs *ifa = NULL;
+    out->s_addr = htonl(INADDR_LOOPBACK);
+    if (getifaddrs(&ifa) < 0)
+        return AM_OK;
+    for (struct ifaddrs *i = ifa; i; i = i->ifa_next) {
+        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP) ||
+            (i->ifa_flags & IFF_LOOPBACK))
+            continue;
+        *out = ((struct sockaddr_in *)i->ifa_addr)->sin_addr;
+        break;
+    }
+    freeifaddrs(ifa);
+    return AM_OK;
+}
+
+int amx_addr_parse(const char *prefix, const char *text, struct sockaddr_in *sa)
+{
+    size_t pl = strlen(prefix);
+    unsigned ip, port;
+    char end;
+    if (!text || strncmp(text, prefix, pl) || text[pl] != ':' ||
+        sscanf(text + pl + 1, "%8x:%4x%c", &ip, &port, &end) != 2 || port == 0)
+        return AM_ERR_BADADDR;
+    memset(sa, 0, sizeof *sa);
+    sa->sin_family = AF_INET;
+    sa->sin_addr.s_addr = htonl(ip);
+    sa->sin_port = htons((uint16_t)port);
+    return AM_OK;
+}
+
+int amx_addr_format(const char *prefix, const struct sockaddr_in *sa, char *text, size_t size)
+{
+    int n = snprintf(text, size, "%s:%08x:%04x", prefix, (unsigned)ntohl(sa->sin_addr.s_addr),
+                     (unsigned)ntohs(sa->sin_port));
+    return n > 0 && (size_t)n < size ? AM_OK : AM_ERR_INVAL;
+}

@@ -1,0 +1,413 @@
+/*
+ * am_proto.c - the request/reply protocol of thesis section 5 (see the
+ * comment in am_int.h), in-order delivery, retransmission, polling and
+ * waiting.  Transport-independent: sockets live in tr_*.c.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "am_int.h"
+
+uint64_t amx_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+void amx_pack_hdr(char *b, const struct amx_hdr *h)
+{
+    uint32_t w[4] = { htonl(h->len), htonl(h->seq),
+                      htonl((uint32_t)h->type << 24 | (uint32_t)h->inst << 16 | h->handler),
+                      htonl(AMX_MAGIC) };
+    memcpy(b, w, AMX_HDR);
+}
+
+int amx_parse(const void *buf, size_t len, struct amx_hdr *h)
+{
+    uint32_t w[4];
+    if (len < AMX_HDR)
+        return AM_ERR_INVAL;
+    memcpy(w, buf, AMX_HDR);
+    if (ntohl(w[3]) != AMX_MAGIC)
+        return AM_ERR_INVAL;
+    h->len = ntohl(w[0]);
+    h->seq = ntohl(w[1]);
+    uint32_t x = ntohl(w[2]);
+    h->type = (uint8_t)(x >> 24);
+    h->inst = (uint8_t)(x >> 16);
+    h->handler = (uint16_t)x;
+    if (h->type < AMX_REQ || h->type > AMX_HELLO)
+        return AM_ERR_INVAL;
+    return AM_OK;
+}
+
+void amx_declare_dead(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    if (ep->dead)
+        return;
+    ep->dead = 1;
+    ifc->outstanding -= ep->inflight;
+    ep->inflight = 0;
+    for (unsigned i = 0; i < ifc->cfg.depth; i++)
+        ep->slot[i].busy = 0;
+    ep->st.timeouts++;
+    ifc->st.timeouts++;
+    ifc->tr->close_ep(ifc, ep);
+    if (ifc->dead_fn)
+        ifc->dead_fn(ifc, ep->tid, ifc->dead_arg);
+}
+
+/* Send header + payload iovecs as one AM. */
+static int send_am(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h,
+                   const struct iovec *iov, int n, char **copy, size_t *copy_len)
+{
+    struct iovec v[1 + 64];
+    char hb[AMX_HDR];
+    if (n > 64)
+        return AM_ERR_INVAL;
+    amx_pack_hdr(hb, h);
+    v[0].iov_base = hb;
+    v[0].iov_len = AMX_HDR;
+    memcpy(v + 1, iov, sizeof *iov * (size_t)n);
+    int rc = ifc->tr->send(ifc, ep, v, n + 1);
+    if (rc < 0)
+        return rc;
+    if (copy) {   /* unreliable: keep it for retransmission (after sending) */
+        size_t len = AMX_HDR + h->len;
+        char *c = realloc(*copy, len);
+        if (!c)
+            return AM_ERR_NOMEM;
+        memcpy(c, hb, AMX_HDR);
+        size_t off = AMX_HDR;
+        for (int i = 0; i < n; i++) {
+            memcpy(c + off, iov[i].iov_base, iov[i].iov_len);
+            off += iov[i].iov_len;
+        }
+        *copy = c;
+        *copy_len = len;
+    }
+    return AM_OK;
+}
+
+static size_t iov_total(const struct iovec *iov, int n)
+{
+    size_t t = 0;
+    for (int i = 0; i < n; i++)
+        t += iov[i].iov_len;
+    return t;
+}
+
+int am_request_vdata_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
+                        const struct iovec *iov, int iovcnt)
+{
+    if (!ifc || !ep || handler < 0 || handler >= AMX_BLANK || iovcnt < 0 || iovcnt > 64 ||
+        (iovcnt > 0 && !iov))
+        return AM_ERR_INVAL;
+    if (ifc->in_handler)
+        return AM_ERR_STATE;   /* handlers may only reply */
+    size_t len = iov_total(iov, iovcnt);
+    if (len > ifc->cfg.max_payload)
+        return AM_ERR_TOOBIG;
+    if (ep->dead)
+        return AM_ERR_DEAD;
+    if (!ep->connected)
+        return AM_ERR_STATE;
+    /* all instances in flight: service the network until one frees */
+    while (ep->inflight >= ifc->cfg.depth) {
+        int rc = am_wait(ifc, 100);
+        if (ep->dead)
+            return AM_ERR_DEAD;
+        if (rc < 0 && rc != AM_ERR_TIMEOUT)
+            return rc;
+    }
+    unsigned i = 0;
+    while (ep->slot[i].busy)
+        i++;
+    struct amx_slot *s = &ep->slot[i];
+    struct amx_hdr h = { .len = (uint32_t)len, .seq = ep->next_seq, .type = AMX_REQ,
+                         .inst = (uint8_t)i, .handler = (uint16_t)handler };
+    int rc = send_am(ifc, ep, &h, iov, iovcnt, ifc->reliable ? NULL : &s->copy, &s->copy_len);
+    if (rc < 0) {
+        if (rc == AM_ERR_DEAD || rc == AM_ERR_SYS)
+            amx_declare_dead(ifc, ep);
+        return ep->dead ? AM_ERR_DEAD : rc;
+    }
+    if (ep->dead)          /* died while we serviced input inside send */
+        return AM_ERR_DEAD;
+    ep->next_seq++;
+    s->busy = 1;
+    s->seq = h.seq;
+    if (!ifc->reliable) {
+        s->timeout_us = ifc->cfg.timeout_us;
+        s->deadline_us = amx_now_us() + s->timeout_us;
+    }
+    ep->inflight++;
+    ifc->outstanding++;
+    ep->st.requests_sent++;
+    ifc->st.requests_sent++;
+    ep->st.bytes_sent += len;
+    ifc->st.bytes_sent += len;
+    return AM_OK;
+}
+
+int am_request_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler, const void *data, size_t len)
+{
+    struct iovec v = { (void *)data, len };
+    return am_request_vdata_ep(ifc, ep, handler, &v, len ? 1 : 0);
+}
+
+int am_request_vdata(am_interface_t *ifc, int32_t tid, int handler,
+                     const struct iovec *iov, int iovcnt)
+{
+    am_endpoint_t *ep = am_find_task(ifc, tid);
+    if (!ep)
+        return ifc ? AM_ERR_NOTASK : AM_ERR_INVAL;
+    return am_request_vdata_ep(ifc, ep, handler, iov, iovcnt);
+}
+
+int am_request(am_interface_t *ifc, int32_t tid, int handler, const void *data, size_t len)
+{
+    struct iovec v = { (void *)data, len };
+    return am_request_vdata(ifc, tid, handler, &v, len ? 1 : 0);
+}
+
+int am_reply_vdata(const am_token_t *ctok, int handler, const struct iovec *iov, int iovcnt)
+{
+    am_token_t *tok = (am_token_t *)ctok;
+    if (!tok || handler < 0 || handler > AMX_BLANK || iovcnt < 0 || iovcnt > 64 ||
+        (iovcnt > 0 && !iov))
+        return AM_ERR_INVAL;
+    if (!tok->is_request || tok->replied)
+        return AM_ERR_STATE;
+    am_interface_t *ifc = tok->ifc;
+    am_endpoint_t *ep = tok->ep;
+    size_t len = iov_total(iov, iovcnt);
+    if (len > ifc->cfg.max_payload)
+        return AM_ERR_TOOBIG;
+    tok->replied = 1;
+    if (ep->dead)
+        return AM_ERR_DEAD;
+    struct amx_hdr h = { .len = (uint32_t)len, .seq = tok->seq, .type = AMX_REP,
+                         .inst = tok->inst, .handler = (uint16_t)handler };
+    struct amx_rslot *r = &ep->rslot[tok->inst];
+    int rc = send_am(ifc, ep, &h, iov, iovcnt, ifc->reliable ? NULL : &r->rep_pkt, &r->rep_len);
+    if (rc < 0)
+        return rc;
+    if (!ifc->reliable) {
+        r->replied = 1;
+        r->rep_seq = tok->seq;
+    }
+    ep->st.replies_sent++;
+    ifc->st.replies_sent++;
+    return AM_OK;
+}
+
+int am_reply(const am_token_t *tok, int handler, const void *data, size_t len)
+{
+    struct iovec v = { (void *)data, len };
+    return am_reply_vdata(tok, handler, &v, len ? 1 : 0);
+}
+
+/* ---- input --------------------------------------------------------------- */
+
+static void deliver(am_interface_t *ifc, am_endpoint_t *ep, uint8_t inst, uint32_t seq,
+                    uint16_t handler, char *p, size_t len)
+{
+    am_token_t tok = { .ifc = ifc, .ep = ep, .is_request = 1, .inst = inst, .seq = seq };
+    am_handler_fn fn = am_id_to_address(handler);
+    ep->expect_seq = seq + 1;
+    ep->st.requests_recv++;
+    ifc->st.requests_recv++;
+    ep->st.bytes_recv += len;
+    ifc->st.bytes_recv += len;
+    if (fn) {
+        ifc->in_handler++;
+        fn(&tok, p, len);
+        ifc->in_handler--;
+    } else {
+        ep->st.drops++;   /* unknown handler: still acknowledged */
+        ifc->st.drops++;
+    }
+    if (!tok.replied)
+        am_reply(&tok, AMX_BLANK, NULL, 0);
+}
+
+static int on_request(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, char *p)
+{
+    if (h->inst >= ifc->cfg.depth)
+        return 0;
+    if (ifc->reliable) {
+        if (h->seq != ep->expect_seq)   /* a reliable stream never skips */
+            return 0;
+        deliver(ifc, ep, h->inst, h->seq, h->handler, p, h->len);
+        return 1;
+    }
+    struct amx_rslot *r = &ep->rslot[h->inst];
+    int32_t d = (int32_t)(h->seq - ep->expect_seq);
+    if (d < 0) {                         /* already handled: its reply was lost */
+        ep->st.duplicates++;
+        ifc->st.duplicates++;
+        if (r->replied && r->rep_seq == h->seq) {
+            struct iovec v = { r->rep_pkt, r->rep_len };
+            ifc->tr->send(ifc, ep, &v, 1);
+        }
+        return 0;
+    }
+    if (d > 0) {                         /* early: hold it until its turn */
+        if (d >= (int32_t)ifc->cfg.depth || (r->held && r->held_seq == h->seq)) {
+            ep->st.duplicates++;
+            ifc->st.duplicates++;
+            return 0;
+        }
+        char *c = realloc(r->held_pkt, AMX_HDR + h->len);
+        if (!c)
+            return 0;
+        amx_pack_hdr(c, h);
+        memcpy(c + AMX_HDR, p, h->len);
+        r->held_pkt = c;
+        r->held_len = AMX_HDR + h->len;
+        r->held = 1;
+        r->held_seq = h->seq;
+        ep->st.reordered++;
+        ifc->st.reordered++;
+        return 0;
+    }
+    deliver(ifc, ep, h->inst, h->seq, h->handler, p, h->len);
+    int n = 1;
+    for (int found = 1; found && !ep->dead;) {   /* release held successors */
+        found = 0;
+        for (unsigned i = 0; i < ifc->cfg.depth; i++) {
+            struct amx_rslot *q = &ep->rslot[i];
+            if (q->held && q->held_seq == ep->expect_seq) {
+                struct amx_hdr hh;
+                amx_parse(q->held_pkt, q->held_len, &hh);
+                q->held = 0;
+                deliver(ifc, ep, (uint8_t)i, hh.seq, hh.handler, q->held_pkt + AMX_HDR, hh.len);
+                n++;
+                found = 1;
+                break;
+            }
+        }
+    }
+    return n;
+}
+
+static int on_reply(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, char *p)
+{
+    struct amx_slot *s = h->inst < ifc->cfg.depth ? &ep->slot[h->inst] : NULL;
+    if (!s || !s->busy || s->seq != h->seq) {
+        ep->st.duplicates++;
+        ifc->st.duplicates++;
+        return 0;
+    }
+    s->busy = 0;
+    ep->inflight--;
+    ifc->outstanding--;
+    ep->st.replies_recv++;
+    ifc->st.replies_recv++;
+    ep->st.bytes_recv += h->len;
+    ifc->st.bytes_recv += h->len;
+    am_handler_fn fn = h->handler == AMX_BLANK ? NULL : am_id_to_address(h->handler);
+    if (fn) {
+        am_token_t tok = { .ifc = ifc, .ep = ep, .is_request = 0, .inst = h->inst, .seq = h->seq };
+        ifc->in_handler++;
+        fn(&tok, p, h->len);
+        ifc->in_handler--;
+    }
+    return 1;
+}
+
+int amx_input(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, char *p)
+{
+    if (ep->dead)
+        return 0;
+    if (h->type == AMX_REQ)
+        return on_request(ifc, ep, h, p);
+    if (h->type == AMX_REP)
+        return on_reply(ifc, ep, h, p);
+    return 0;
+}
+
+/* ---- progress -------------------------------------------------------------- */
+
+static void retransmit(am_interface_t *ifc)
+{
+    if (!ifc->outstanding)
+        return;
+    uint64_t now = amx_now_us();
+    for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next) {
+        for (unsigned i = 0; ep->inflight && i < ifc->cfg.depth; i++) {
+            struct amx_slot *s = &ep->slot[i];
+            if (!s->busy || s->deadline_us > now)
+                continue;
+            if ((uint64_t)s->timeout_us * 2 > ifc->cfg.timeout_max_us) {
+                amx_declare_dead(ifc, ep);
+                break;
+            }
+            s->timeout_us *= 2;
+            s->deadline_us = now + s->timeout_us;
+            struct iovec v = { s->copy, s->copy_len };
+            ifc->tr->send(ifc, ep, &v, 1);
+            ep->st.retransmits++;
+            ifc->st.retransmits++;
+        }
+    }
+}
+
+int am_poll(am_interface_t *ifc)
+{
+    if (!ifc)
+        return AM_ERR_INVAL;
+    if (ifc->in_handler)
+        return AM_ERR_STATE;
+    int n = ifc->tr->recv(ifc);
+    if (!ifc->reliable)
+        retransmit(ifc);
+    return n;
+}
+
+int am_next_timeout_ms(const am_interface_t *ifc)
+{
+    if (!ifc || ifc->reliable || !ifc->outstanding)
+        return -1;
+    uint64_t now = amx_now_us(), best = UINT64_MAX;
+    for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next)
+        for (unsigned i = 0; ep->inflight && i < ifc->cfg.depth; i++)
+            if (ep->slot[i].busy && ep->slot[i].deadline_us < best)
+                best = ep->slot[i].deadline_us;
+    if (best == UINT64_MAX)
+        return -1;
+    return best <= now ? 0 : (int)((best - now + 999) / 1000);
+}
+
+#define SPIN_US 50
+
+int am_wait(am_interface_t *ifc, int timeout_ms)
+{
+    if (!ifc)
+        return AM_ERR_INVAL;
+    uint64_t start = amx_now_us();
+    uint64_t end = timeout_ms < 0 ? UINT64_MAX : start + (uint64_t)timeout_ms * 1000u;
+    /* spin briefly: waking a sleeper on the other core costs ~20 us */
+    for (;;) {
+        int n = am_poll(ifc);
+        if (n != 0)
+            return n;
+        uint64_t now = amx_now_us();
+        if (now >= end)
+            return 0;
+        if (now - start < SPIN_US)
+            continue;
+        int ms = timeout_ms < 0 ? -1 : (int)((end - now + 999) / 1000);
+        int rt = am_next_timeout_ms(ifc);
+        if (rt >= 0 && (ms < 0 || rt < ms))
+            ms = rt;
+        struct pollfd pf = { .fd = am_event_fd(ifc), .events = POLLIN };
+        if (poll(&pf, 1, ms) < 0 && errno != EINTR)
+            return AM_ERR_SYS;
+    }
+}

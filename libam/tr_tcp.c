@@ -1,0 +1,373 @@
+/*
+ * tr_tcp.c - the tcp transport: one stream connection per endpoint, all
+ * watched by one epoll fd (the interface's event fd).  Reliable and
+ * ordered, so am_proto.c keeps no copies or timers (thesis section 10).
+ * The connector opens with a HELLO AM naming its own address, so the
+ * acceptor can match connections to endpoints whatever order they come
+ * in; connections nobody has claimed yet are parked.
+ */
+#define _GNU_SOURCE  /* accept4 */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include "am_int.h"
+
+#define MAX_PARKED 64
+
+struct parked {
+    int fd;
+    char name[AMX_ADDRLEN];
+};
+
+struct tcp {
+    int lfd, epfd;
+    struct parked park[MAX_PARKED];
+    int npark;
+};
+
+static void nodelay_nonblock(int fd)
+{
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+static int tcp_init(am_interface_t *ifc)
+{
+    struct tcp *t = calloc(1, sizeof *t);
+    if (!t)
+        return AM_ERR_NOMEM;
+    struct sockaddr_in sa = { .sin_family = AF_INET };
+    int rc = amx_self_ip(ifc->cfg.bind_host, &sa.sin_addr);
+    if (rc < 0)
+        goto fail;
+    struct sockaddr_in bind_sa = sa;
+    if (!ifc->cfg.bind_host)
+        bind_sa.sin_addr.s_addr = htonl(INADDR_ANY);
+    rc = AM_ERR_SYS;
+    t->lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (t->lfd < 0)
+        goto fail;
+    socklen_t sl = sizeof bind_sa;
+    if (bind(t->lfd, (struct sockaddr *)&bind_sa, sizeof bind_sa) < 0 ||
+        listen(t->lfd, 128) < 0 || getsockname(t->lfd, (struct sockaddr *)&bind_sa, &sl) < 0)
+        goto fail_lfd;
+    t->epfd = epoll_create1(EPOLL_CLOEXEC);
+    if (t->epfd < 0)
+        goto fail_lfd;
+    struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+    if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->lfd, &ev) < 0)
+        goto fail_ep;
+    sa.sin_port = bind_sa.sin_port;
+    amx_addr_format("tcp", &sa, ifc->self_addr, sizeof ifc->self_addr);
+    ifc->trd = t;
+    return AM_OK;
+fail_ep:
+    close(t->epfd);
+fail_lfd:
+    close(t->lfd);
+fail:
+    free(t);
+    return rc;
+}
+
+static int tcp_pkaddr(const char *text, struct sockaddr_in *sa) { return amx_addr_parse("tcp", text, sa); }
+static int tcp_upkaddr(const struct sockaddr_in *sa, char *t, size_t n) { return amx_addr_format("tcp", sa, t, n); }
+
+/* Read exactly n bytes from a blocking-ish fd before the deadline. */
+static int read_full(int fd, char *buf, size_t n, uint64_t deadline)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, buf + got, n - got);
+        if (r > 0) {
+            got += (size_t)r;
+            continue;
+        }
+        if (r == 0 || (errno != EAGAIN && errno != EINTR))
+            return AM_ERR_DEAD;
+        uint64_t now = amx_now_us();
+        if (now >= deadline)
+            return AM_ERR_TIMEOUT;
+        struct pollfd p = { .fd = fd, .events = POLLIN };
+        poll(&p, 1, (int)((deadline - now) / 1000 + 1));
+    }
+    return AM_OK;
+}
+
+static int attach(am_interface_t *ifc, am_endpoint_t *ep, int fd)
+{
+    struct tcp *t = ifc->trd;
+    ep->rx_cap = ifc->cfg.max_payload + AMX_HDR;
+    if (!(ep->rx = malloc(ep->rx_cap)))
+        return AM_ERR_NOMEM;
+    ep->rx_got = 0;
+    ep->rx_need = AMX_HDR;
+    ep->fd = fd;
+    struct epoll_event ev = { .events = EPOLLIN, .data.ptr = ep };
+    if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
+        return AM_ERR_SYS;
+    return AM_OK;
+}
+
+static int tcp_connect(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return AM_ERR_SYS;
+    uint64_t deadline = amx_now_us() + (uint64_t)ifc->cfg.connect_timeout_ms * 1000u;
+    if (connect(fd, (struct sockaddr *)&ep->sa, sizeof ep->sa) < 0) {
+        if (errno != EINPROGRESS)
+            goto fail;
+        struct pollfd p = { .fd = fd, .events = POLLOUT };
+        int err = 0;
+        socklen_t el = sizeof err;
+        if (poll(&p, 1, (int)ifc->cfg.connect_timeout_ms) <= 0 ||
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err)
+            goto fail;
+    }
+    nodelay_nonblock(fd);
+    /* HELLO: who we are, so the acceptor can match us */
+    char pkt[AMX_HDR + AMX_ADDRLEN];
+    size_t nl = strlen(ifc->self_addr) + 1;
+    struct amx_hdr h = { .len = (uint32_t)nl, .type = AMX_HELLO };
+    amx_pack_hdr(pkt, &h);
+    memcpy(pkt + AMX_HDR, ifc->self_addr, nl);
+    size_t off = 0;
+    while (off < AMX_HDR + nl) {
+        ssize_t w = send(fd, pkt + off, AMX_HDR + nl - off, MSG_NOSIGNAL);
+        if (w < 0 && (errno == EAGAIN || errno == EINTR) && amx_now_us() < deadline) {
+            struct pollfd p = { .fd = fd, .events = POLLOUT };
+            poll(&p, 1, 10);
+            continue;
+        }
+        if (w < 0)
+            goto fail;
+        off += (size_t)w;
+    }
+    if (attach(ifc, ep, fd) < 0)
+        goto fail;
+    return AM_OK;
+fail:
+    close(fd);
+    ep->fd = -1;
+    return AM_ERR_DEAD;
+}
+
+/* Accept one pending connection and park it under the name it says. */
+static void accept_one(am_interface_t *ifc)
+{
+    struct tcp *t = ifc->trd;
+    int fd = accept4(t->lfd, NULL, NULL, SOCK_CLOEXEC);
+    if (fd < 0)
+        return;
+    nodelay_nonblock(fd);
+    char buf[AMX_HDR + AMX_ADDRLEN];
+    struct amx_hdr h;
+    uint64_t deadline = amx_now_us() + 1000000u;   /* a real peer says hello at once */
+    if (t->npark == MAX_PARKED || read_full(fd, buf, AMX_HDR, deadline) < 0 ||
+        amx_parse(buf, AMX_HDR, &h) < 0 || h.type != AMX_HELLO || h.len == 0 ||
+        h.len > AMX_ADDRLEN || read_full(fd, buf + AMX_HDR, h.len, deadline) < 0 ||
+        buf[AMX_HDR + h.len - 1] != '\0') {
+        ifc->st.drops++;   /* garbage or a stranger: not a peer */
+        close(fd);
+        return;
+    }
+    t->park[t->npark].fd = fd;
+    strcpy(t->park[t->npark].name, buf + AMX_HDR);
+    t->npark++;
+}
+
+static int tcp_accept(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    struct tcp *t = ifc->trd;
+    uint64_t deadline = amx_now_us() + (uint64_t)ifc->cfg.connect_timeout_ms * 1000u;
+    for (;;) {
+        for (int i = 0; i < t->npark; i++) {
+            if (!strcmp(t->park[i].name, ep->name)) {
+                int fd = t->park[i].fd;
+                t->park[i] = t->park[--t->npark];
+                return attach(ifc, ep, fd) < 0 ? AM_ERR_SYS : AM_OK;
+            }
+        }
+        uint64_t now = amx_now_us();
+        if (now >= deadline)
+            return AM_ERR_TIMEOUT;
+        struct pollfd p = { .fd = t->lfd, .events = POLLIN };
+        if (poll(&p, 1, (int)((deadline - now) / 1000 + 1)) > 0)
+            accept_one(ifc);
+    }
+}
+
+/* Read and dispatch every whole AM available on ep; < 0 when it broke. */
+static int read_ep(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    int handled = 0;
+    while (ep->fd >= 0 && !ep->dead) {
+        ssize_t r = read(ep->fd, ep->rx + ep->rx_got, ep->rx_need - ep->rx_got);
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return handled;
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            goto broken;
+        ep->rx_got += (size_t)r;
+        if (ep->rx_got < ep->rx_need)
+            continue;
+        struct amx_hdr h;
+        if (amx_parse(ep->rx, AMX_HDR, &h) < 0 || h.len > ifc->cfg.max_payload ||
+            h.type == AMX_HELLO) {
+            ep->st.drops++;   /* a garbled stream cannot be resynchronised */
+            ifc->st.drops++;
+            goto broken;
+        }
+        if (ep->rx_need == AMX_HDR && h.len > 0) {
+            ep->rx_need = AMX_HDR + h.len;
+            continue;
+        }
+        ep->rx_got = 0;
+        ep->rx_need = AMX_HDR;
+        handled += amx_input(ifc, ep, &h, ep->rx + AMX_HDR);
+    }
+    return handled;
+broken:
+    amx_declare_dead(ifc, ep);
+    return handled;
+}
+
+static int queue_out(am_endpoint_t *ep, const struct iovec *iov, int n)
+{
+    size_t len = 0;
+    for (int i = 0; i < n; i++)
+        len += iov[i].iov_len;
+    if (ep->outq_len + len > ep->outq_cap) {
+        size_t cap = (ep->outq_len + len) * 2;
+        char *q = realloc(ep->outq, cap);
+        if (!q)
+            return AM_ERR_NOMEM;
+        ep->outq = q;
+        ep->outq_cap = cap;
+    }
+    for (int i = 0; i < n; i++) {
+        memcpy(ep->outq + ep->outq_len, iov[i].iov_base, iov[i].iov_len);
+        ep->outq_len += iov[i].iov_len;
+    }
+    return AM_OK;
+}
+
+/* Write it all; while the socket is full, read from the peer so two
+ * tasks sending big AMs to each other cannot deadlock. */
+static int write_all(am_interface_t *ifc, am_endpoint_t *ep, struct iovec *iov, int n)
+{
+    while (n > 0) {
+        struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+        ssize_t w = sendmsg(ep->fd, &mh, MSG_NOSIGNAL);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                return AM_ERR_DEAD;
+            struct pollfd p = { .fd = ep->fd, .events = POLLOUT | POLLIN };
+            poll(&p, 1, 100);
+            if (p.revents & POLLIN)
+                read_ep(ifc, ep);
+            if (ep->dead || ep->fd < 0)
+                return AM_ERR_DEAD;
+            continue;
+        }
+        while (n > 0 && (size_t)w >= iov->iov_len) {
+            w -= (ssize_t)iov->iov_len;
+            iov++;
+            n--;
+        }
+        if (n > 0) {
+            iov->iov_base = (char *)iov->iov_base + w;
+            iov->iov_len -= (size_t)w;
+        }
+    }
+    return AM_OK;
+}
+
+static int tcp_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *iov, int n)
+{
+    if (ep->fd < 0 || ep->dead)
+        return AM_ERR_DEAD;
+    if (ep->writing)   /* a reply made by a handler while we were writing */
+        return queue_out(ep, iov, n);
+    struct iovec v[65];
+    memcpy(v, iov, sizeof *iov * (size_t)n);
+    ep->writing = 1;
+    int rc = write_all(ifc, ep, v, n);
+    while (rc == AM_OK && ep->outq_len) {
+        char *q = ep->outq;
+        size_t len = ep->outq_len;
+        ep->outq = NULL;
+        ep->outq_len = ep->outq_cap = 0;
+        struct iovec qv = { q, len };
+        rc = write_all(ifc, ep, &qv, 1);
+        free(q);
+    }
+    ep->writing = 0;
+    return rc;
+}
+
+static int tcp_recv(am_interface_t *ifc)
+{
+    struct tcp *t = ifc->trd;
+    struct epoll_event evs[32];
+    int handled = 0;
+    int n = epoll_wait(t->epfd, evs, 32, 0);
+    for (int i = 0; i < n; i++) {
+        am_endpoint_t *ep = evs[i].data.ptr;
+        if (!ep)
+            accept_one(ifc);
+        else if (ep->fd >= 0)
+            handled += read_ep(ifc, ep);
+    }
+    return handled;
+}
+
+static int tcp_event_fd(const am_interface_t *ifc) { return ((struct tcp *)ifc->trd)->epfd; }
+
+static void tcp_close_ep(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    struct tcp *t = ifc->trd;
+    if (ep->fd >= 0) {
+        epoll_ctl(t->epfd, EPOLL_CTL_DEL, ep->fd, NULL);
+        close(ep->fd);
+        ep->fd = -1;
+    }
+}
+
+static void tcp_shutdown(am_interface_t *ifc)
+{
+    struct tcp *t = ifc->trd;
+    for (int i = 0; i < t->npark; i++)
+        close(t->park[i].fd);
+    close(t->lfd);
+    close(t->epfd);
+    free(t);
+}
+
+const struct am_transport_ops amx_tcp_ops = {
+    .name = "tcp",
+    .reliable = 1,
+    .default_payload = 1u << 20,
+    .max_payload = 64u << 20,
+    .init = tcp_init,
+    .pkaddr = tcp_pkaddr,
+    .upkaddr = tcp_upkaddr,
+    .connect = tcp_connect,
+    .accept = tcp_accept,
+    .send = tcp_send,
+    .recv = tcp_recv,
+    .event_fd = tcp_event_fd,
+    .close_ep = tcp_close_ep,
+    .shutdown = tcp_shutdown,
+};

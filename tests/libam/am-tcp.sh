@@ -1,0 +1,2 @@
+#!/bin/sh
+exec "$top_builddir/tests/libam/test_am" tcp

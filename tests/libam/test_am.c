@@ -1,0 +1,380 @@
+/*
+ * test_am.c - libam tests (Check), run once per transport:
+ *     test_am TRANSPORT
+ * Two real processes (fork) talk over real sockets on this host.
+ */
+#include <check.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/select.h>
+#include <sys/wait.h>
+#include <time.h>
+#include "am.h"
+
+static const char *transport;
+
+/* ---- handlers: same ids in both processes ------------------------------- */
+
+static int h_data, h_ack;
+static uint32_t expect_seq;     /* receiver: next sequence number */
+static int order_errors, sum_errors;
+static uint32_t acks, ack_errors;
+
+/* Word-at-a-time checksum: payloads reach 1 MiB on tcp, so a byte loop
+ * would dominate the test's run time. */
+static uint32_t fnv(const unsigned char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603u, w;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 1099511628211u;
+    }
+    for (; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211u;
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+/* payload: u32 seq, u32 checksum of the rest, rest; reply: seq + checksum */
+static void on_data(const am_token_t *tok, void *data, size_t len)
+{
+    uint32_t w[2] = { 0, 0 };
+    if (len >= 8) {
+        memcpy(w, data, 8);
+        if (w[0] != expect_seq)
+            order_errors++;
+        if (w[1] != fnv((unsigned char *)data + 8, len - 8))
+            sum_errors++;
+        expect_seq = w[0] + 1;
+    }
+    am_reply(tok, h_ack, w, sizeof w);
+}
+
+static void on_ack(const am_token_t *tok, void *data, size_t len)
+{
+    uint32_t w[2];
+    acks++;
+    if (len != 8)
+        ack_errors++;
+    else
+        memcpy(w, data, 8);
+}
+
+static void register_handlers(void)
+{
+    am_global_init();
+    am_global_shutdown();
+    h_data = am_address_to_id(on_data);
+    h_ack = am_address_to_id(on_ack);
+}
+
+/* ---- a peer process ----------------------------------------------------- */
+
+struct peer {
+    pid_t pid;
+    int to[2], from[2];   /* pipes for addresses and results */
+};
+
+static struct am_config small_cfg(void)
+{
+    struct am_config c;
+    am_config_default(&c);
+    c.timeout_us = 20000;
+    c.timeout_max_us = 500000;
+    c.connect_timeout_ms = 5000;
+    return c;
+}
+
+/* Child: accept the parent, serve until told to stop (a byte on the pipe),
+ * report order/checksum errors and requests seen. */
+static void child_main(struct peer *p, struct am_config cfg)
+{
+    am_interface_t *ifc;
+    alarm(120);
+    if (am_init(transport, &cfg, &ifc) < 0)
+        _exit(2);
+    char addr[128];
+    write(p->from[1], am_task_address(ifc, AM_TID_SELF), 64);
+    if (read(p->to[0], addr, 64) != 64)
+        _exit(3);
+    am_endpoint_t *ep;
+    am_allocate_task(ifc, &ep);
+    if (am_accept_task(ifc, ep, addr) < 0 || am_insert_task(ifc, ep, 1) < 0)
+        _exit(4);
+    for (;;) {
+        am_wait(ifc, 20);
+        char c;
+        struct timeval tv = { 0, 0 };
+        fd_set fs;
+        FD_ZERO(&fs);
+        FD_SET(p->to[0], &fs);
+        if (select(p->to[0] + 1, &fs, NULL, NULL, &tv) > 0 && read(p->to[0], &c, 1) == 1)
+            break;
+    }
+    /* drain: keep answering retransmissions briefly */
+    for (int i = 0; i < 20; i++)
+        am_wait(ifc, 10);
+    struct am_stats st;
+    am_interface_stats(ifc, &st);
+    uint64_t res[4] = { (uint64_t)order_errors, (uint64_t)sum_errors, st.requests_recv, st.reordered };
+    write(p->from[1], res, sizeof res);
+    am_shutdown(ifc);
+    _exit(0);
+}
+
+static am_interface_t *start_pair(struct peer *p, struct am_config cfg)
+{
+    ck_assert_int_eq(pipe(p->to), 0);
+    ck_assert_int_eq(pipe(p->from), 0);
+    p->pid = fork();
+    ck_assert_int_ge(p->pid, 0);
+    if (p->pid == 0)
+        child_main(p, cfg);
+    am_interface_t *ifc;
+    ck_assert_int_eq(am_init(transport, &cfg, &ifc), AM_OK);
+    char addr[64];
+    char mine[64] = { 0 };
+    strncpy(mine, am_task_address(ifc, AM_TID_SELF), 63);
+    ck_assert_int_eq(read(p->from[0], addr, 64), 64);
+    ck_assert_int_eq(write(p->to[1], mine, 64), 64);
+    am_endpoint_t *ep;
+    ck_assert_int_eq(am_allocate_task(ifc, &ep), AM_OK);
+    ck_assert_int_eq(am_connect_task(ifc, ep, addr), AM_OK);
+    ck_assert_int_eq(am_insert_task(ifc, ep, 2), AM_OK);
+    return ifc;
+}
+
+static void stop_pair(struct peer *p, uint64_t res[4])
+{
+    ck_assert_int_eq(write(p->to[1], "x", 1), 1);
+    ck_assert_int_eq(read(p->from[0], res, sizeof(uint64_t) * 4), (ssize_t)(sizeof(uint64_t) * 4));
+    int st;
+    waitpid(p->pid, &st, 0);
+    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    close(p->to[0]); close(p->to[1]); close(p->from[0]); close(p->from[1]);
+}
+
+/* Send n requests of random sizes 0..max with checksums; every 4th goes
+ * as three iovecs.  Waits for all replies. */
+static void stream(am_interface_t *ifc, int n, unsigned seed)
+{
+    size_t max = am_max_payload(ifc);
+    unsigned char *buf = malloc(max);
+    ck_assert_ptr_nonnull(buf);
+    srand(seed);
+    for (size_t j = 0; j < max; j++)   /* random content once ... */
+        buf[j] = (unsigned char)rand();
+    acks = 0;
+    for (int i = 0; i < n; i++) {
+        size_t len = 8 + (size_t)rand() % (max - 7);
+        if (i % 50 == 0)
+            len = max;           /* the largest size, often */
+        if (i % 50 == 1)
+            len = 8;
+        if (len >= 16) {                  /* ... made unique per request */
+            uint64_t salt = (uint64_t)rand() << 32 | (uint64_t)i;
+            memcpy(buf + 8, &salt, 8);
+        }
+        uint32_t w[2] = { (uint32_t)i, fnv(buf + 8, len - 8) };
+        memcpy(buf, w, 8);
+        int rc;
+        if (i % 4 == 3) {
+            struct iovec v[3] = { { buf, 8 }, { buf + 8, (len - 8) / 2 },
+                                  { buf + 8 + (len - 8) / 2, len - 8 - (len - 8) / 2 } };
+            rc = am_request_vdata(ifc, 2, h_data, v, 3);
+        } else {
+            rc = am_request(ifc, 2, h_data, buf, len);
+        }
+        ck_assert_msg(rc == AM_OK, "request %d: %s", i, am_strerror(rc));
+    }
+    for (int k = 0; k < 3000 && am_outstanding(ifc); k++)
+        am_wait(ifc, 10);
+    ck_assert_uint_eq(am_outstanding(ifc), 0);
+    ck_assert_uint_eq(acks, (uint32_t)n);
+    ck_assert_uint_eq(ack_errors, 0);
+    free(buf);
+}
+
+/* ---- tests -------------------------------------------------------------- */
+
+START_TEST(basics)
+{
+    for (int s = 0; s >= AM_ERR_NOTRANSPORT; s--)
+        ck_assert_str_ne(am_strerror(s), "unknown status");
+    am_interface_t *ifc = (am_interface_t *)1;
+    ck_assert_int_eq(am_init("no-such", NULL, &ifc), AM_ERR_NOTRANSPORT);
+    ck_assert_ptr_null(ifc);
+    struct am_config c;
+    am_config_default(&c);
+    ck_assert_uint_eq(c.depth, 8);
+    c.depth = 1000;
+    ck_assert_int_eq(am_init(transport, &c, &ifc), AM_ERR_INVAL);
+    ck_assert_int_eq(am_init(transport, NULL, &ifc), AM_OK);
+    ck_assert_str_eq(am_transport_name(ifc), transport);
+    ck_assert_uint_ge(am_max_payload(ifc), 8192);
+    const char *a = am_task_address(ifc, AM_TID_SELF);
+    ck_assert_ptr_nonnull(a);
+    ck_assert(strncmp(a, transport, 3) == 0);
+    am_endpoint_t *ep;
+    ck_assert_int_eq(am_allocate_task(ifc, &ep), AM_OK);
+    ck_assert_int_eq(am_connect_task(ifc, ep, "garbage"), AM_ERR_BADADDR);
+    ck_assert_int_eq(am_connect_task(ifc, ep, "udp-nope:zz"), AM_ERR_BADADDR);
+    ck_assert_int_eq(am_request_ep(ifc, ep, h_data, "x", 1), AM_ERR_STATE);  /* not connected */
+    ck_assert_int_eq(am_insert_task(ifc, ep, 7), AM_OK);
+    ck_assert_int_eq(am_insert_task(ifc, ep, 7), AM_ERR_EXISTS);
+    ck_assert_ptr_eq(am_find_task(ifc, 7), ep);
+    ck_assert_int_eq(am_request(ifc, 8, h_data, "x", 1), AM_ERR_NOTASK);
+    size_t big = am_max_payload(ifc) + 1;
+    char *b = calloc(1, big);
+    ck_assert_int_eq(am_request(ifc, 7, h_data, b, big), AM_ERR_TOOBIG);
+    free(b);
+    ck_assert_int_eq(am_request(ifc, 7, -1, "x", 1), AM_ERR_INVAL);
+    ck_assert_int_eq(am_remove_task(ifc, 7), AM_OK);
+    ck_assert_ptr_null(am_find_task(ifc, 7));
+    ck_assert_int_eq(am_deallocate_task(ifc, ep), AM_OK);
+    ck_assert_int_eq(am_poll(ifc), 0);
+    ck_assert_int_eq(am_wait(ifc, 5), 0);
+    ck_assert_int_ge(am_event_fd(ifc), 0);
+    ck_assert_int_eq(am_shutdown(ifc), AM_OK);
+    ck_assert_ptr_eq(am_id_to_address(h_data), (am_handler_fn)on_data);
+    ck_assert_ptr_null(am_id_to_address(999));
+}
+END_TEST
+
+START_TEST(exchange_10000_in_order)
+{
+    struct peer p;
+    am_interface_t *ifc = start_pair(&p, small_cfg());
+    stream(ifc, 10000, 7);
+    uint64_t res[4];
+    stop_pair(&p, res);
+    ck_assert_uint_eq(res[0], 0);   /* order errors at the receiver */
+    ck_assert_uint_eq(res[1], 0);   /* checksum errors */
+    ck_assert_uint_eq(res[2], 10000);
+    am_shutdown(ifc);
+}
+END_TEST
+
+START_TEST(exchange_with_loss_knob)
+{
+    struct am_config cfg = small_cfg();
+    cfg.fault_drop_ppm = 50000;   /* 5% of udp sends vanish (ignored by tcp) */
+    cfg.timeout_us = 2000;
+    struct peer p;
+    am_interface_t *ifc = start_pair(&p, cfg);
+    stream(ifc, 3000, 11);
+    struct am_stats st;
+    am_interface_stats(ifc, &st);
+    uint64_t res[4];
+    stop_pair(&p, res);
+    ck_assert_uint_eq(res[0], 0);
+    ck_assert_uint_eq(res[1], 0);
+    ck_assert_uint_eq(res[2], 3000);
+    if (!strcmp(transport, "udp")) {
+        ck_assert_uint_gt(st.retransmits, 0);
+        ck_assert_uint_gt(res[3] + st.duplicates, 0);  /* held back or duplicated */
+    }
+    am_shutdown(ifc);
+}
+END_TEST
+
+static int dead_calls;
+static void on_dead(am_interface_t *ifc, int32_t tid, void *arg) { dead_calls++; }
+
+START_TEST(peer_death_reported)
+{
+    struct peer p;
+    am_interface_t *ifc = start_pair(&p, small_cfg());
+    am_set_dead_handler(ifc, on_dead, NULL);
+    stream(ifc, 100, 3);
+    kill(p.pid, SIGKILL);
+    waitpid(p.pid, NULL, 0);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = AM_OK;
+    char buf[64] = { 0 };
+    for (int i = 0; i < 100000 && rc == AM_OK; i++) {
+        rc = am_request(ifc, 2, h_data, buf, sizeof buf);
+        if (rc == AM_OK)
+            rc = am_wait(ifc, 1) < 0 ? AM_ERR_DEAD : AM_OK;
+        am_endpoint_t *ep = am_find_task(ifc, 2);
+        if (am_task_dead(ep))
+            rc = AM_ERR_DEAD;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+    ck_assert_int_eq(rc, AM_ERR_DEAD);
+    ck_assert_msg(secs < 5.0, "death noticed after %.2f s", secs);   /* limit 0.5 s + doubling */
+    ck_assert_int_eq(dead_calls, 1);
+    ck_assert_int_eq(am_request(ifc, 2, h_data, buf, 8), AM_ERR_DEAD);
+    close(p.to[0]); close(p.to[1]); close(p.from[0]); close(p.from[1]);
+    am_shutdown(ifc);
+}
+END_TEST
+
+/* Junk at the endpoint's address: it survives, counts it, keeps working. */
+START_TEST(garbage_survived)
+{
+    struct peer p;
+    am_interface_t *ifc = start_pair(&p, small_cfg());
+    unsigned ip, port;
+    const char *a = am_task_address(ifc, AM_TID_SELF);
+    ck_assert_int_eq(sscanf(strchr(a, ':') + 1, "%x:%x", &ip, &port), 2);
+    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                              .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    unsigned char junk[300];
+    srand(5);
+    int udp = !strcmp(transport, "udp");
+    for (int k = 0; k < 50; k++) {
+        for (size_t j = 0; j < sizeof junk; j++)
+            junk[j] = (unsigned char)rand();
+        int fd = socket(AF_INET, udp ? SOCK_DGRAM : SOCK_STREAM, 0);
+        if (udp) {
+            sendto(fd, junk, (size_t)(k * 7 % 300), 0, (struct sockaddr *)&sa, sizeof sa);
+        } else if (connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0) {
+            send(fd, junk, sizeof junk, MSG_NOSIGNAL);
+        }
+        close(fd);
+        am_wait(ifc, 1);
+    }
+    for (int k = 0; k < 50; k++)
+        am_wait(ifc, 5);
+    struct am_stats st;
+    am_interface_stats(ifc, &st);
+    ck_assert_uint_gt(st.drops, 0);
+    stream(ifc, 500, 9);            /* the real peer still works */
+    uint64_t res[4];
+    stop_pair(&p, res);
+    ck_assert_uint_eq(res[0] + res[1], 0);
+    am_shutdown(ifc);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+    transport = argc > 1 ? argv[1] : "udp";
+    register_handlers();
+    signal(SIGPIPE, SIG_IGN);
+    Suite *s = suite_create(transport);
+    TCase *tc = tcase_create("libam");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, basics);
+    tcase_add_test(tc, exchange_10000_in_order);
+    tcase_add_test(tc, exchange_with_loss_knob);
+    tcase_add_test(tc, peer_death_reported);
+    tcase_add_test(tc, garbage_survived);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
