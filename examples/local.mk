@@ -19,3 +19,14 @@ BENCH_TARGETS += bench-pingpong
 BENCH_MAX ?= 4194304
 BENCH_SECS ?= 0.15
 BENCH_ROUNDS ?= 3
+
+# libam next to raw sockets (issue 2's benchmark).
+noinst_PROGRAMS += examples/ambench/ambench
+examples_ambench_ambench_SOURCES = examples/ambench/ambench.c
+examples_ambench_ambench_CPPFLAGS = -I$(top_srcdir)/libam
+examples_ambench_ambench_LDADD = libam.la
+
+.PHONY: bench-am
+bench-am: examples/ambench/ambench
+	examples/ambench/ambench $(BENCH_ROUNDS)
+BENCH_TARGETS += bench-am

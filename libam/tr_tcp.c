@@ -29,6 +29,7 @@ struct tcp {
     int lfd, epfd;
     struct parked park[MAX_PARKED];
     int npark;
+    unsigned polls;
 };
 
 static void nodelay_nonblock(int fd)
@@ -108,7 +109,6 @@ static int attach(am_interface_t *ifc, am_endpoint_t *ep, int fd)
     if (!(ep->rx = malloc(ep->rx_cap)))
         return AM_ERR_NOMEM;
     ep->rx_got = 0;
-    ep->rx_need = AMX_HDR;
     ep->fd = fd;
     struct epoll_event ev = { .events = EPOLLIN, .data.ptr = ep };
     if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
@@ -205,12 +205,15 @@ static int tcp_accept(am_interface_t *ifc, am_endpoint_t *ep)
     }
 }
 
-/* Read and dispatch every whole AM available on ep; < 0 when it broke. */
+/* Read what the socket has (one read, usually), then dispatch every whole
+ * AM in the buffer; a partial one is kept at the front for next time.
+ * The buffer holds one largest AM, so a partial one always fits. */
 static int read_ep(am_interface_t *ifc, am_endpoint_t *ep)
 {
     int handled = 0;
     while (ep->fd >= 0 && !ep->dead) {
-        ssize_t r = read(ep->fd, ep->rx + ep->rx_got, ep->rx_need - ep->rx_got);
+        size_t room = ep->rx_cap - ep->rx_got;
+        ssize_t r = read(ep->fd, ep->rx + ep->rx_got, room);
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return handled;
         if (r < 0 && errno == EINTR)
@@ -218,22 +221,26 @@ static int read_ep(am_interface_t *ifc, am_endpoint_t *ep)
         if (r <= 0)
             goto broken;
         ep->rx_got += (size_t)r;
-        if (ep->rx_got < ep->rx_need)
-            continue;
-        struct amx_hdr h;
-        if (amx_parse(ep->rx, AMX_HDR, &h) < 0 || h.len > ifc->cfg.max_payload ||
-            h.type == AMX_HELLO) {
-            ep->st.drops++;   /* a garbled stream cannot be resynchronised */
-            ifc->st.drops++;
-            goto broken;
+        size_t off = 0;
+        while (ep->rx_got - off >= AMX_HDR && !ep->dead) {
+            struct amx_hdr h;
+            if (amx_parse(ep->rx + off, AMX_HDR, &h) < 0 || h.len > ifc->cfg.max_payload ||
+                h.type == AMX_HELLO) {
+                ep->st.drops++;   /* a garbled stream cannot be resynchronised */
+                ifc->st.drops++;
+                goto broken;
+            }
+            if (ep->rx_got - off < AMX_HDR + h.len)
+                break;
+            handled += amx_input(ifc, ep, &h, ep->rx + off + AMX_HDR);
+            off += AMX_HDR + h.len;
         }
-        if (ep->rx_need == AMX_HDR && h.len > 0) {
-            ep->rx_need = AMX_HDR + h.len;
-            continue;
+        if (off) {
+            memmove(ep->rx, ep->rx + off, ep->rx_got - off);
+            ep->rx_got -= off;
         }
-        ep->rx_got = 0;
-        ep->rx_need = AMX_HDR;
-        handled += amx_input(ifc, ep, &h, ep->rx + AMX_HDR);
+        if ((size_t)r < room)   /* drained: skip the read that says EAGAIN */
+            return handled;
     }
     return handled;
 broken:
@@ -322,6 +329,18 @@ static int tcp_recv(am_interface_t *ifc)
     struct tcp *t = ifc->trd;
     struct epoll_event evs[32];
     int handled = 0;
+    /* Fast path for few peers: try them directly, one read each, and only
+     * ask epoll (which also watches the listener) every few polls. */
+    if (++t->polls % 16) {
+        int k = 0;
+        for (am_endpoint_t *ep = ifc->eps; ep && k < 4; ep = ep->next)
+            if (ep->fd >= 0 && !ep->dead) {
+                handled += read_ep(ifc, ep);
+                k++;
+            }
+        if (handled || k == 4)
+            return handled;
+    }
     int n = epoll_wait(t->epfd, evs, 32, 0);
     for (int i = 0; i < n; i++) {
         am_endpoint_t *ep = evs[i].data.ptr;

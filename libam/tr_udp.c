@@ -109,6 +109,9 @@ static int udp_recv(am_interface_t *ifc)
             continue;
         }
         handled += amx_input(ifc, ep, &h, ifc->rxbuf + AMX_HDR);
+        if (handled)   /* the caller polls again; a further recv would be an
+                        * extra system call on the latency path */
+            break;
     }
     return handled;
 }

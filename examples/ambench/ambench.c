@@ -1,0 +1,320 @@
+/*
+ * ambench.c - libam ping-pong and streaming next to raw sockets of the same
+ * kind, measured in the same run; the two processes are pinned to cores 0
+ * and 1 and both sides busy-poll.
+ *     ambench [rounds]
+ * Latency = half round trip (median of rounds); streaming bandwidth =
+ * bytes / time with at most `depth` (8) messages in flight for every
+ * configuration: libam's window, and an 8-message ack window for raw udp.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "am.h"
+
+#define WINDOW 8
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void pin(int cpu)
+{
+    cpu_set_t s;
+    CPU_ZERO(&s);
+    CPU_SET(cpu, &s);
+    sched_setaffinity(0, sizeof s, &s);
+}
+
+static char *buf;
+
+/* ---- raw sockets ------------------------------------------------------ */
+
+static void recv_all(int fd, char *p, size_t n)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = recv(fd, p + got, n - got, MSG_DONTWAIT);
+        if (r > 0)
+            got += (size_t)r;
+        else if (r == 0 || (errno != EAGAIN && errno != EINTR))
+            exit(3);
+    }
+}
+
+static void send_all(int fd, const char *p, size_t n)
+{
+    size_t off = 0;
+    while (off < n) {
+        ssize_t w = send(fd, p + off, n - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w > 0)
+            off += (size_t)w;
+        else if (w < 0 && errno != EAGAIN && errno != EINTR)
+            exit(3);
+    }
+}
+
+static ssize_t udp_spin(int fd, char *p, size_t n)
+{
+    for (;;) {
+        ssize_t r = recv(fd, p, n, MSG_DONTWAIT);
+        if (r >= 0)
+            return r;
+        if (errno != EAGAIN && errno != EINTR)
+            exit(3);
+    }
+}
+
+/* op: 'p' ping-pong reps of n bytes, 's' stream reps of n bytes, 'q' quit */
+struct cmd { char op; int n, reps; };
+
+static void raw_server(int fd, int udp, int ctl)
+{
+    struct cmd c;
+    while (read(ctl, &c, sizeof c) == sizeof c && c.op != 'q') {
+        for (int r = 0; r < c.reps; r++) {
+            if (udp) {
+                udp_spin(fd, buf, 65536);
+                if (c.op == 'p' || (r + 1) % WINDOW == 0 || r + 1 == c.reps)
+                    send(fd, buf, c.op == 'p' ? (size_t)c.n : 1, 0);
+            } else {
+                recv_all(fd, buf, (size_t)c.n);
+                if (c.op == 'p')
+                    send_all(fd, buf, (size_t)c.n);
+            }
+        }
+        if (!udp && c.op == 's')
+            send_all(fd, buf, 1);
+    }
+}
+
+static double raw_run(int fd, int udp, int ctl, char op, int n, int reps)
+{
+    struct cmd c = { op, n, reps };
+    if (write(ctl, &c, sizeof c) != sizeof c)
+        exit(3);
+    usleep(2000);
+    double t0 = now();
+    for (int r = 0; r < reps; r++) {
+        if (udp) {
+            send(fd, buf, (size_t)n, 0);
+            if (op == 'p' || (r + 1) % WINDOW == 0 || r + 1 == reps)
+                udp_spin(fd, buf, 65536);
+        } else {
+            send_all(fd, buf, (size_t)n);
+            if (op == 'p')
+                recv_all(fd, buf, (size_t)n);
+        }
+    }
+    if (!udp && op == 's')
+        recv_all(fd, buf, 1);
+    return now() - t0;
+}
+
+/* ---- libam -------------------------------------------------------------- */
+
+static int h_ping, h_sink, h_pong;
+static volatile int pongs;
+
+static void on_ping(const am_token_t *t, void *d, size_t n) { am_reply(t, h_pong, d, n); }
+static void on_sink(const am_token_t *t, void *d, size_t n) { (void)t; }
+static void on_pong(const am_token_t *t, void *d, size_t n) { pongs++; }
+
+static void am_server(am_interface_t *ifc, int ctl)
+{
+    struct cmd c;
+    for (;;) {
+        am_poll(ifc);
+        if (recv(ctl, &c, sizeof c, MSG_DONTWAIT) == sizeof c && c.op == 'q')
+            break;
+    }
+}
+
+static double am_run(am_interface_t *ifc, char op, int n, int reps)
+{
+    double t0 = now();
+    pongs = 0;
+    for (int r = 0; r < reps; r++) {
+        if (op == 'p') {
+            am_request(ifc, 2, h_ping, buf, (size_t)n);
+            while (pongs <= r)
+                am_poll(ifc);
+        } else {
+            am_request(ifc, 2, h_sink, buf, (size_t)n);
+        }
+    }
+    while (am_outstanding(ifc))
+        am_poll(ifc);
+    return now() - t0;
+}
+
+/* ---- driver --------------------------------------------------------------- */
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+#define MAXS 24
+struct series { int n[MAXS], k; double lat[MAXS], bw[MAXS]; };
+
+static int reps_for(int n, char op) { return op == 'p' ? (n < 65536 ? 3000 : 300) : (n < 65536 ? 20000 : 2000); }
+
+static void measure(const char *what, struct series *s, int max, int rounds,
+                    double (*run)(void *, char, int, int), void *ctx)
+{
+    s->k = 0;
+    for (int n = 8; n <= max; n *= 4) {
+        double lat[16], bw[16];
+        for (int r = 0; r < rounds; r++) {
+            int reps = reps_for(n, 'p');
+            lat[r] = run(ctx, 'p', n, reps) / reps / 2 * 1e6;
+            reps = reps_for(n, 's');
+            bw[r] = (double)n * reps / run(ctx, 's', n, reps) / 1e6;
+        }
+        qsort(lat, (size_t)rounds, sizeof *lat, cmp_d);
+        qsort(bw, (size_t)rounds, sizeof *bw, cmp_d);
+        s->n[s->k] = n;
+        s->lat[s->k] = lat[rounds / 2];
+        s->bw[s->k] = bw[rounds / 2];
+        s->k++;
+        fprintf(stderr, "\r%-8s %8d bytes", what, n);
+    }
+    fprintf(stderr, "\r%40s\r", "");
+}
+
+struct rawctx { int fd, udp, ctl; };
+static double raw_cb(void *c, char op, int n, int reps)
+{
+    struct rawctx *x = c;
+    return raw_run(x->fd, x->udp, x->ctl, op, n, reps);
+}
+static double am_cb(void *c, char op, int n, int reps) { return am_run(c, op, n, reps); }
+
+/* Run one transport: raw sockets, then libam, same sizes. */
+static void bench(const char *tr, int rounds, struct series *raw, struct series *am)
+{
+    int udp = !strcmp(tr, "udp");
+    int sv[2], ctl[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, ctl) < 0)
+        exit(3);
+    /* raw pair on loopback */
+    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t sl = sizeof sa;
+    int one = 1;
+    if (udp) {
+        sv[0] = socket(AF_INET, SOCK_DGRAM, 0);
+        sv[1] = socket(AF_INET, SOCK_DGRAM, 0);
+        struct sockaddr_in a0 = sa, a1 = sa;
+        bind(sv[0], (struct sockaddr *)&a0, sizeof a0);
+        bind(sv[1], (struct sockaddr *)&a1, sizeof a1);
+        getsockname(sv[0], (struct sockaddr *)&a0, &sl);
+        sl = sizeof a1;
+        getsockname(sv[1], (struct sockaddr *)&a1, &sl);
+        connect(sv[0], (struct sockaddr *)&a1, sizeof a1);
+        connect(sv[1], (struct sockaddr *)&a0, sizeof a0);
+    } else {
+        int l = socket(AF_INET, SOCK_STREAM, 0);
+        bind(l, (struct sockaddr *)&sa, sizeof sa);
+        listen(l, 1);
+        getsockname(l, (struct sockaddr *)&sa, &sl);
+        sv[0] = socket(AF_INET, SOCK_STREAM, 0);
+        connect(sv[0], (struct sockaddr *)&sa, sizeof sa);
+        sv[1] = accept(l, NULL, NULL);
+        close(l);
+        setsockopt(sv[0], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        setsockopt(sv[1], IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
+    struct am_config cfg;
+    am_config_default(&cfg);
+    cfg.bind_host = "127.0.0.1";
+    am_interface_t *ifc;
+    if (am_init(tr, &cfg, &ifc) < 0)
+        exit(3);
+    int max = udp ? 8192 : 1 << 20;
+    pid_t pid = fork();
+    if (pid == 0) {
+        pin(1);
+        close(sv[0]);
+        raw_server(sv[1], udp, ctl[1]);
+        /* then libam: accept the parent */
+        char addr[64];
+        write(ctl[1], am_task_address(ifc, AM_TID_SELF), 64);
+        if (read(ctl[1], addr, 64) != 64)
+            _exit(3);
+        am_endpoint_t *ep;
+        am_allocate_task(ifc, &ep);
+        if (am_accept_task(ifc, ep, addr) < 0)
+            _exit(3);
+        am_insert_task(ifc, ep, 1);
+        am_server(ifc, ctl[1]);
+        _exit(0);
+    }
+    pin(0);
+    close(sv[1]);
+    struct rawctx rc = { sv[0], udp, ctl[0] };
+    measure(udp ? "raw udp" : "raw tcp", raw, max, rounds, raw_cb, &rc);
+    struct cmd q = { 'q', 0, 0 };
+    write(ctl[0], &q, sizeof q);
+    /* libam interfaces are separate per process: make a fresh one here */
+    am_shutdown(ifc);
+    if (am_init(tr, &cfg, &ifc) < 0)
+        exit(3);
+    char addr[64], mine[64] = { 0 };
+    if (read(ctl[0], addr, 64) != 64)
+        exit(3);
+    strncpy(mine, am_task_address(ifc, AM_TID_SELF), 63);
+    write(ctl[0], mine, 64);
+    am_endpoint_t *ep;
+    am_allocate_task(ifc, &ep);
+    if (am_connect_task(ifc, ep, addr) < 0)
+        exit(3);
+    am_insert_task(ifc, ep, 2);
+    measure(udp ? "am udp" : "am tcp", am, max, rounds, am_cb, ifc);
+    write(ctl[0], &q, sizeof q);
+    waitpid(pid, NULL, 0);
+    am_shutdown(ifc);
+    close(sv[0]);
+    close(ctl[0]);
+    close(ctl[1]);
+}
+
+int main(int argc, char **argv)
+{
+    int rounds = argc > 1 ? atoi(argv[1]) : 3;
+    if (rounds < 1 || rounds > 15)
+        rounds = 3;
+    signal(SIGPIPE, SIG_IGN);
+    buf = calloc(1, (1 << 20) + 65536);
+    h_ping = am_address_to_id(on_ping);
+    h_sink = am_address_to_id(on_sink);
+    h_pong = am_address_to_id(on_pong);
+    printf("libam vs raw sockets, loopback, cores 0/1, busy polling, median of %d rounds\n", rounds);
+    const char *trs[2] = { "udp", "tcp" };
+    for (int t = 0; t < 2; t++) {
+        struct series raw, am;
+        bench(trs[t], rounds, &raw, &am);
+        printf("\n%s: %9s %12s %12s %7s %12s %12s %7s\n", trs[t], "bytes", "raw_us", "libam_us",
+               "ratio", "raw_MB/s", "libam_MB/s", "ratio");
+        for (int i = 0; i < raw.k; i++)
+            printf("%s: %9d %12.2f %12.2f %6.2fx %12.1f %12.1f %6.2fx\n", trs[t], raw.n[i],
+                   raw.lat[i], am.lat[i], am.lat[i] / raw.lat[i], raw.bw[i], am.bw[i],
+                   am.bw[i] / raw.bw[i]);
+    }
+    return 0;
+}
