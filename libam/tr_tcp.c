@@ -331,7 +331,7 @@ static int tcp_recv(am_interface_t *ifc)
     int handled = 0;
     /* Fast path for few peers: try them directly, one read each, and only
      * ask epoll (which also watches the listener) every few polls. */
-    if (++t->polls % 16) {
+    if (++t->polls % 256) {
         int k = 0;
         for (am_endpoint_t *ep = ifc->eps; ep && k < 4; ep = ep->next)
             if (ep->fd >= 0 && !ep->dead) {

@@ -5,3 +5,12 @@ tests_libam_test_am_CPPFLAGS = -I$(top_srcdir)/libam $(CHECK_CFLAGS)
 tests_libam_test_am_LDADD = libam.la $(CHECK_LIBS)
 TESTS += tests/libam/am-tcp.sh tests/libam/am-udp.sh
 EXTRA_DIST += tests/libam/am-tcp.sh tests/libam/am-udp.sh
+
+# Real loss through nftables in network namespaces (skipped where impossible).
+check_PROGRAMS += tests/libam/amloss
+tests_libam_amloss_SOURCES = tests/libam/amloss.c
+tests_libam_amloss_CPPFLAGS = -I$(top_srcdir)/libam
+tests_libam_amloss_LDADD = libam.la
+tests_libam_amloss_LDFLAGS = -no-install
+TESTS += tests/libam/loss-udp.sh
+EXTRA_DIST += tests/libam/loss-udp.sh

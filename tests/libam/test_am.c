@@ -47,7 +47,10 @@ static uint32_t fnv(const unsigned char *p, size_t n)
 static void on_data(const am_token_t *tok, void *data, size_t len)
 {
     uint32_t w[2] = { 0, 0 };
-    if (len >= 8) {
+    if (len < 8) {          /* too short to carry a number: it takes the next */
+        expect_seq++;
+        w[0] = (uint32_t)len;
+    } else {
         memcpy(w, data, 8);
         if (w[0] != expect_seq)
             order_errors++;
@@ -179,14 +182,18 @@ static void stream(am_interface_t *ifc, int n, unsigned seed)
             len = max;           /* the largest size, often */
         if (i % 50 == 1)
             len = 8;
+        if (i % 50 == 2)
+            len = (size_t)(i / 50) % 8;   /* 0..7 bytes: no room for a number */
         if (len >= 16) {                  /* ... made unique per request */
             uint64_t salt = (uint64_t)rand() << 32 | (uint64_t)i;
             memcpy(buf + 8, &salt, 8);
         }
-        uint32_t w[2] = { (uint32_t)i, fnv(buf + 8, len - 8) };
-        memcpy(buf, w, 8);
+        if (len >= 8) {
+            uint32_t w[2] = { (uint32_t)i, fnv(buf + 8, len - 8) };
+            memcpy(buf, w, 8);
+        }
         int rc;
-        if (i % 4 == 3) {
+        if (i % 4 == 3 && len >= 8) {
             struct iovec v[3] = { { buf, 8 }, { buf + 8, (len - 8) / 2 },
                                   { buf + 8 + (len - 8) / 2, len - 8 - (len - 8) / 2 } };
             rc = am_request_vdata(ifc, 2, h_data, v, 3);
