@@ -154,5 +154,6 @@ uint64_t amx_now_us(void);
 int amx_self_ip(const char *bind_host, struct in_addr *out);
 int amx_addr_parse(const char *prefix, const char *text, struct sockaddr_in *sa);
 int amx_addr_format(const char *prefix, const struct sockaddr_in *sa, char *text, size_t size);
+int amx_bound_socket(am_interface_t *ifc, int type, const char *prefix);
 
 #endif /* LIBAM_AM_INT_H */

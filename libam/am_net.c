@@ -8,6 +8,7 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <string.h>
 #include "am_int.h"
 
@@ -52,4 +53,30 @@ int amx_addr_format(const char *prefix, const struct sockaddr_in *sa, char *text
     int n = snprintf(text, size, "%s:%08x:%04x", prefix, (unsigned)ntohl(sa->sin_addr.s_addr),
                      (unsigned)ntohs(sa->sin_port));
     return n > 0 && (size_t)n < size ? AM_OK : AM_ERR_INVAL;
+}
+
+/* Open a nonblocking socket of `type` bound to the interface's address
+ * (all addresses unless bind_host is set) on a free port, and publish its
+ * printable address as the interface's own.  Returns the fd or a status. */
+int amx_bound_socket(am_interface_t *ifc, int type, const char *prefix)
+{
+    struct sockaddr_in sa = { .sin_family = AF_INET };
+    int rc = amx_self_ip(ifc->cfg.bind_host, &sa.sin_addr);
+    if (rc < 0)
+        return rc;
+    struct sockaddr_in bind_sa = sa;
+    if (!ifc->cfg.bind_host)
+        bind_sa.sin_addr.s_addr = htonl(INADDR_ANY);
+    int fd = socket(AF_INET, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return AM_ERR_SYS;
+    socklen_t sl = sizeof bind_sa;
+    if (bind(fd, (struct sockaddr *)&bind_sa, sizeof bind_sa) < 0 ||
+        getsockname(fd, (struct sockaddr *)&bind_sa, &sl) < 0) {
+        close(fd);
+        return AM_ERR_SYS;
+    }
+    sa.sin_port = bind_sa.sin_port;
+    amx_addr_format(prefix, &sa, ifc->self_addr, sizeof ifc->self_addr);
+    return fd;
 }

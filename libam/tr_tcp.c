@@ -44,20 +44,11 @@ static int tcp_init(am_interface_t *ifc)
     struct tcp *t = calloc(1, sizeof *t);
     if (!t)
         return AM_ERR_NOMEM;
-    struct sockaddr_in sa = { .sin_family = AF_INET };
-    int rc = amx_self_ip(ifc->cfg.bind_host, &sa.sin_addr);
+    int rc = t->lfd = amx_bound_socket(ifc, SOCK_STREAM, "tcp");
     if (rc < 0)
         goto fail;
-    struct sockaddr_in bind_sa = sa;
-    if (!ifc->cfg.bind_host)
-        bind_sa.sin_addr.s_addr = htonl(INADDR_ANY);
     rc = AM_ERR_SYS;
-    t->lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (t->lfd < 0)
-        goto fail;
-    socklen_t sl = sizeof bind_sa;
-    if (bind(t->lfd, (struct sockaddr *)&bind_sa, sizeof bind_sa) < 0 ||
-        listen(t->lfd, 128) < 0 || getsockname(t->lfd, (struct sockaddr *)&bind_sa, &sl) < 0)
+    if (listen(t->lfd, 128) < 0)
         goto fail_lfd;
     t->epfd = epoll_create1(EPOLL_CLOEXEC);
     if (t->epfd < 0)
@@ -65,8 +56,6 @@ static int tcp_init(am_interface_t *ifc)
     struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
     if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->lfd, &ev) < 0)
         goto fail_ep;
-    sa.sin_port = bind_sa.sin_port;
-    amx_addr_format("tcp", &sa, ifc->self_addr, sizeof ifc->self_addr);
     ifc->trd = t;
     return AM_OK;
 fail_ep:

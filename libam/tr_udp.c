@@ -22,34 +22,17 @@ static int udp_init(am_interface_t *ifc)
     struct udp *u = calloc(1, sizeof *u);
     if (!u)
         return AM_ERR_NOMEM;
-    struct sockaddr_in sa = { .sin_family = AF_INET };
-    int rc = amx_self_ip(ifc->cfg.bind_host, &sa.sin_addr);
-    if (rc < 0)
-        goto fail;
-    struct sockaddr_in bind_sa = sa;
-    if (!ifc->cfg.bind_host)
-        bind_sa.sin_addr.s_addr = htonl(INADDR_ANY);
-    rc = AM_ERR_SYS;
-    u->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (u->fd < 0)
-        goto fail;
+    int rc = u->fd = amx_bound_socket(ifc, SOCK_DGRAM, "udp");
+    if (rc < 0) {
+        free(u);
+        return rc;
+    }
     int sz = 4 << 20;   /* room for depth x max payload in bursts */
     setsockopt(u->fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof sz);
     setsockopt(u->fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof sz);
-    socklen_t sl = sizeof bind_sa;
-    if (bind(u->fd, (struct sockaddr *)&bind_sa, sizeof bind_sa) < 0 ||
-        getsockname(u->fd, (struct sockaddr *)&bind_sa, &sl) < 0)
-        goto fail_fd;
-    sa.sin_port = bind_sa.sin_port;
-    amx_addr_format("udp", &sa, ifc->self_addr, sizeof ifc->self_addr);
     u->rnd = (unsigned)getpid() * 2654435761u;
     ifc->trd = u;
     return AM_OK;
-fail_fd:
-    close(u->fd);
-fail:
-    free(u);
-    return rc;
 }
 
 static int udp_pkaddr(const char *text, struct sockaddr_in *sa) { return amx_addr_parse("udp", text, sa); }

@@ -13,19 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 #include "am.h"
+#include "sum.h"
 
-static uint32_t sum32(const unsigned char *p, size_t n)
-{
-    uint64_t h = 1469598103934665603u, w;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        memcpy(&w, p + i, 8);
-        h = (h ^ w) * 1099511628211u;
-    }
-    for (; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211u;
-    return (uint32_t)(h ^ (h >> 32));
-}
 
 static uint32_t next_seq, received, bad_order, bad_sum;
 
@@ -41,7 +30,7 @@ static void on_data(const am_token_t *tok, void *d, size_t len)
     memcpy(w, d, 8);
     if (w[0] != next_seq)
         bad_order++;
-    if (w[1] != sum32((unsigned char *)d + 8, len - 8))
+    if (w[1] != test_sum32((unsigned char *)d + 8, len - 8))
         bad_sum++;
     next_seq = w[0] + 1;
 }
@@ -133,7 +122,7 @@ int main(int argc, char **argv)
             memcpy(buf + 8, &salt, 8);
         }
         if (len >= 8) {
-            uint32_t w[2] = { (uint32_t)i, sum32(buf + 8, len - 8) };
+            uint32_t w[2] = { (uint32_t)i, test_sum32(buf + 8, len - 8) };
             memcpy(buf, w, 8);
         }
         if ((rc = am_request(ifc, 2, h, buf, len)) < 0) {

@@ -4,7 +4,7 @@ tests_libam_test_am_SOURCES = tests/libam/test_am.c
 tests_libam_test_am_CPPFLAGS = -I$(top_srcdir)/libam $(CHECK_CFLAGS)
 tests_libam_test_am_LDADD = libam.la $(CHECK_LIBS)
 TESTS += tests/libam/am-tcp.sh tests/libam/am-udp.sh
-EXTRA_DIST += tests/libam/am-tcp.sh tests/libam/am-udp.sh
+EXTRA_DIST += tests/libam/am-tcp.sh tests/libam/am-udp.sh tests/libam/sum.h
 
 # Real loss through nftables in network namespaces (skipped where impossible).
 check_PROGRAMS += tests/libam/amloss

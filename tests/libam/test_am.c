@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include "am.h"
+#include "sum.h"
 
 static const char *transport;
 
@@ -28,20 +29,6 @@ static uint32_t expect_seq;     /* receiver: next sequence number */
 static int order_errors, sum_errors;
 static uint32_t acks, ack_errors;
 
-/* Word-at-a-time checksum: payloads reach 1 MiB on tcp, so a byte loop
- * would dominate the test's run time. */
-static uint32_t fnv(const unsigned char *p, size_t n)
-{
-    uint64_t h = 1469598103934665603u, w;
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        memcpy(&w, p + i, 8);
-        h = (h ^ w) * 1099511628211u;
-    }
-    for (; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211u;
-    return (uint32_t)(h ^ (h >> 32));
-}
 
 /* payload: u32 seq, u32 checksum of the rest, rest; reply: seq + checksum */
 static void on_data(const am_token_t *tok, void *data, size_t len)
@@ -54,7 +41,7 @@ static void on_data(const am_token_t *tok, void *data, size_t len)
         memcpy(w, data, 8);
         if (w[0] != expect_seq)
             order_errors++;
-        if (w[1] != fnv((unsigned char *)data + 8, len - 8))
+        if (w[1] != test_sum32((unsigned char *)data + 8, len - 8))
             sum_errors++;
         expect_seq = w[0] + 1;
     }
@@ -189,7 +176,7 @@ static void stream(am_interface_t *ifc, int n, unsigned seed)
             memcpy(buf + 8, &salt, 8);
         }
         if (len >= 8) {
-            uint32_t w[2] = { (uint32_t)i, fnv(buf + 8, len - 8) };
+            uint32_t w[2] = { (uint32_t)i, test_sum32(buf + 8, len - 8) };
             memcpy(buf, w, 8);
         }
         int rc;
