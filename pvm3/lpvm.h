@@ -22,26 +22,34 @@
 #define PVMI_FRAGHDR 16
 #define PVMI_MSGHDR  32
 /* Default fragment body on the daemon route (see route.c). */
-#define PVMI_DEFAULT_FRAGBODY ((size_t)256 << 10)
+#define PVMI_DEFAULT_FRAGBODY ((size_t)16 << 20)
 #define PVMI_FFSOM   1
 #define PVMI_FFEOM   2
 
-/* Partial message being reassembled from one source on one connection. */
+/* Partial message being reassembled from one source on one connection;
+ * token != 0 while it lands in a pvm_precv buffer (sink.c). */
 struct pvmi_rasm {
     struct pvmi_rasm *next;
     int src;
+    unsigned token;
     struct pmsg *m;
 };
 
-/* A stream socket carrying PVM fragments: the pvmd, or a direct route. */
+/* A stream socket carrying PVM fragments: the pvmd, or a direct route.
+ * Input is parsed out of a small read buffer (several small fragments per
+ * read); big payloads are read straight into their final place. */
 struct pvmi_conn {
     int fd;               /* -1 when closed */
     int peer;             /* PVMI_TIDPVMD or the peer task's tid */
+    int phase;            /* what the next input bytes are (wire.c) */
     unsigned char hdr[PVMI_FRAGHDR];
-    size_t hgot;          /* header bytes read */
-    char *buf;            /* payload of the fragment being read */
-    size_t blen, bgot;
+    unsigned char mhdr[PVMI_MSGHDR];
+    char *buf;            /* payload block being read (not landing) */
+    size_t want, got;     /* bytes of the current piece */
+    struct pvmi_rasm *cur;   /* message the current fragment belongs to */
     struct pvmi_rasm *rasm;
+    char *ib;             /* read buffer */
+    size_t ib_off, ib_len;
     struct pvmi_conn *next;  /* list of direct routes */
 };
 

@@ -9,6 +9,7 @@
 #include <time.h>
 #include "lpvm.h"
 #include "pack.h"
+#include "route.h"
 
 size_t pvmi_psend_size(int type);
 
@@ -101,20 +102,55 @@ int pvm_probe(int tid, int tag)
     return rc < 0 ? rc : m ? m->mid : 0;
 }
 
+/* Wait for pvm_precv's message, offering buf to the routes so that a
+ * matching message arriving now lands there directly (sink.c).  *landed
+ * says which happened. */
+static int precv_wait(int src, int tag, int bytes_only, void *buf, size_t cap,
+                      struct pmsg **out, int *landed)
+{
+    int rc = pvmi_beatask();
+    if (rc < 0)
+        return pvmi_err("pvm_precv", rc);
+    *landed = 0;
+    if ((*out = find(src, tag)) || match_fn)
+        return *out ? 0 : wait_match("pvm_precv", src, tag, -1, out);
+    pvmi_sink_arm(src, tag, pvmi.ctx, bytes_only, buf, cap);
+    for (;;) {
+        if ((*out = pvmi_sink_take())) {
+            *landed = 1;
+            break;
+        }
+        /* once a message is landing, its data is in buf: wait for it */
+        if (!pvmi_sink_landing() && (*out = find(src, tag)))
+            break;
+        rc = pvmi_progress(-1);
+        if (rc < 0) {
+            pvmi_sink_disarm();
+            return pvmi_err("pvm_precv", rc);
+        }
+    }
+    pvmi_sink_disarm();
+    return 0;
+}
+
 int pvm_precv(int tid, int tag, void *buf, int len, int type,
               int *rtid, int *rtag, int *rlen)
 {
     size_t es = pvmi_psend_size(type);
     if (!es || len < 0 || (len > 0 && !buf))
         return pvmi_err("pvm_precv", PvmBadParam);
-    struct pmsg *m;
-    int rc = wait_match("pvm_precv", tid, tag, -1, &m);
+    struct pmsg *m = NULL;
+    int landed = 0;
+    size_t want = es * (size_t)len;
+    int rc = precv_wait(tid, tag, type == PVM_STR || type == PVM_BYTE, buf, want, &m, &landed);
     if (rc < 0)
         return rc;
-    pvmi_rxq_remove(m);
-    size_t want = es * (size_t)len;
-    if (m->enc == PvmDataDefault && !(m->flags & PMSG_ALIEN) && type != PVM_STR &&
+    if (landed) {
+        if (rlen)
+            *rlen = (int)pvmi_sink_total();
+    } else if (m->enc == PvmDataDefault && !(m->flags & PMSG_ALIEN) && type != PVM_STR &&
         type != PVM_BYTE) {
+        pvmi_rxq_remove(m);
         /* an XDR message (pvm_send from a packing peer): decode items */
         static const enum pvmi_type tmap[] = {
             [PVM_SHORT] = PVMI_SHORT, [PVM_INT] = PVMI_INT, [PVM_FLOAT] = PVMI_FLOAT,
@@ -129,6 +165,7 @@ int pvm_precv(int tid, int tag, void *buf, int len, int type,
         if (rlen)   /* in native bytes, as stock reports it */
             *rlen = (int)(m->len / ws * es);
     } else {
+        pvmi_rxq_remove(m);
         size_t n = m->len < want ? m->len : want;
         rc = pmsg_read(m, buf, n);
         if (rlen)

@@ -48,6 +48,25 @@ int pvmi_send_daemon(int dst, struct pmsg *m);
 /* This task's tid (0 before connecting). */
 int pvmi_mytid(void);
 
+/* Receive in place (sink.c).  When a message starts, a route asks
+ * pvmi_sink_claim(); a nonzero token means a blocked pvm_precv wants it:
+ * write the payload (after the 32-byte message header) where
+ * pvmi_sink_dest() says, report each write with pvmi_sink_wrote() (also
+ * bytes discarded when dest is NULL), and at the end hand the message
+ * (header fields only, no body) to pvmi_sink_complete() instead of
+ * pvmi_deliver(). */
+unsigned pvmi_sink_claim(int src, int tag, int ctx, uint32_t encword);
+void *pvmi_sink_dest(unsigned token, size_t *room);
+void pvmi_sink_wrote(unsigned token, size_t n);
+void pvmi_sink_complete(unsigned token, struct pmsg *m);
+
+/* pvm3 internal: pvm_precv's side of the sink. */
+void pvmi_sink_arm(int src, int tag, int ctx, int bytes_only, void *buf, size_t cap);
+int pvmi_sink_landing(void);
+struct pmsg *pvmi_sink_take(void);   /* the landed message, or NULL */
+size_t pvmi_sink_total(void);        /* its payload length */
+void pvmi_sink_disarm(void);
+
 /* pvm3 internal: iterate the registered routes. */
 int pvmi_routes_send(int tid, struct pmsg *m, int *sent);
 int pvmi_routes_poll(void);

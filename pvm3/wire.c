@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <sys/uio.h>
 #include "lpvm.h"
+#include "route.h"
 
 #define MAX_IOV 64
 /* Refuse fragments beyond this: PvmFragSize is at most 1 MiB, so anything
@@ -113,6 +114,13 @@ int pvmi_conn_send(struct pvmi_conn *c, int dst, struct pmsg *m, size_t fragbody
 
 /* ---- input ------------------------------------------------------------- */
 
+enum { PH_HDR, PH_MHDR, PH_BODY, PH_LAND };
+
+#define IB_SIZE ((size_t)64 << 10)
+/* Pieces at least this big skip the read buffer when it is empty. */
+#define DIRECT_MIN ((size_t)8 << 10)
+
+
 static struct pvmi_rasm **rasm_find(struct pvmi_conn *c, int src)
 {
     struct pvmi_rasm **pp = &c->rasm;
@@ -125,91 +133,218 @@ static void rasm_drop(struct pvmi_rasm **pp)
 {
     struct pvmi_rasm *r = *pp;
     *pp = r->next;
-    pmsg_free(r->m);
+    if (r->token)
+        pvmi_sink_complete(r->token, r->m);   /* frees it if abandoned */
+    else
+        pmsg_free(r->m);
     free(r);
 }
 
-/* One whole fragment is in c->buf: reassemble; 1 if a message completed. */
-static int frag_done(struct pvmi_conn *c)
+static void expect(struct pvmi_conn *c, int phase, size_t n)
+{
+    c->phase = phase;
+    c->want = n;
+    c->got = 0;
+}
+
+/* The message of c->cur is complete: hand it on.  Returns 1. */
+static int msg_done(struct pvmi_conn *c)
+{
+    struct pvmi_rasm *r = c->cur;
+    struct pvmi_rasm **pp = rasm_find(c, r->src);
+    *pp = r->next;
+    c->cur = NULL;
+    struct pmsg *m = r->m;
+    if (r->token) {
+        pvmi_sink_complete(r->token, m);
+    } else {
+        pmsg_rewind(m);
+        pvmi_deliver(m);
+    }
+    free(r);
+    return 1;
+}
+
+/* The payload piece of a fragment is complete. */
+static int body_done(struct pvmi_conn *c)
+{
+    if (c->phase == PH_BODY && c->want > 0) {
+        if (pmsg_append_seg(c->cur->m, c->buf, c->buf, c->want) < 0) {
+            free(c->buf);
+            c->buf = NULL;
+            return PvmNoMem;
+        }
+    } else if (c->phase == PH_BODY) {
+        free(c->buf);
+    }
+    c->buf = NULL;
+    int eom = c->hdr[12] & PVMI_FFEOM;
+    expect(c, PH_HDR, PVMI_FRAGHDR);
+    if (!eom) {
+        c->cur = NULL;
+        return 0;
+    }
+    return msg_done(c);
+}
+
+static int start_payload(struct pvmi_conn *c, size_t n)
+{
+    if (c->cur->token) {
+        expect(c, PH_LAND, n);
+        return 0;
+    }
+    expect(c, PH_BODY, n);
+    c->buf = malloc(n ? n : 1);
+    return c->buf ? 0 : PvmNoMem;
+}
+
+/* A fragment header is complete: decide what its payload is. */
+static int hdr_done(struct pvmi_conn *c)
+{
+    uint32_t len = get32(c->hdr + 8);
+    int src = (int)get32(c->hdr + 4);
+    if (len > MAX_FRAG_LEN)
+        return PvmBadMsg;   /* garbage stream: caller closes it */
+    if (c->hdr[12] & PVMI_FFSOM) {
+        if (len < PVMI_MSGHDR) {   /* malformed: skip it */
+            bad_frags++;
+            c->cur = NULL;
+            expect(c, PH_LAND, len);
+            return 0;
+        }
+        expect(c, PH_MHDR, PVMI_MSGHDR);
+        return 0;
+    }
+    struct pvmi_rasm **pp = rasm_find(c, src);
+    c->cur = *pp;
+    if (!c->cur) {            /* continuation without a start: skip it */
+        bad_frags++;
+        expect(c, PH_LAND, len);
+        return 0;
+    }
+    return start_payload(c, len);
+}
+
+/* The message header of a first fragment is complete. */
+static int mhdr_done(struct pvmi_conn *c)
 {
     int dst = (int)get32(c->hdr);
     int src = (int)get32(c->hdr + 4);
-    int flags = c->hdr[12];
-    char *buf = c->buf;
-    size_t len = c->blen;
-    c->buf = NULL;
-    c->hgot = c->blen = c->bgot = 0;
-
+    size_t len = get32(c->hdr + 8) - PVMI_MSGHDR;
     struct pvmi_rasm **pp = rasm_find(c, src);
-    struct pmsg *m;
-    if (flags & PVMI_FFSOM) {
-        if (len < PVMI_MSGHDR) {
-            free(buf);
-            return PvmBadMsg;
-        }
-        if (*pp) { /* a message from src never finished: drop it */
-            rasm_drop(pp);
-            bad_frags++;
-        }
-        m = pmsg_new_rx();
-        if (!m) {
-            free(buf);
-            return PvmNoMem;
-        }
-        const unsigned char *h = (const unsigned char *)buf;
-        pmsg_set_encword(m, get32(h));
-        m->tag = (int)get32(h + 4);
-        m->ctx = (int)get32(h + 8);
-        m->wid = (int)get32(h + 16);
-        m->crc = (int)get32(h + 20);
-        m->src = src;
-        m->dst = dst;
-        if (len > PVMI_MSGHDR)
-            pmsg_append_seg(m, buf, buf + PVMI_MSGHDR, len - PVMI_MSGHDR);
-        else
-            free(buf);
-        if (!(flags & PVMI_FFEOM)) {
-            struct pvmi_rasm *r = malloc(sizeof *r);
-            if (!r) {
-                pmsg_free(m);
-                return PvmNoMem;
-            }
-            r->src = src;
-            r->m = m;
-            r->next = c->rasm;
-            c->rasm = r;
-            return 0;
-        }
-    } else {
-        if (!*pp) {       /* continuation without a start: malformed */
-            free(buf);
-            return PvmBadMsg;
-        }
-        m = (*pp)->m;
-        if (len > 0)
-            pmsg_append_seg(m, buf, buf, len);
-        else
-            free(buf);
-        if (!(flags & PVMI_FFEOM))
-            return 0;
-        struct pvmi_rasm *r = *pp;
-        *pp = r->next;
-        free(r);
+    if (*pp) {   /* a message from src never finished: drop it */
+        rasm_drop(pp);
+        bad_frags++;
     }
-    pmsg_rewind(m);
-    pvmi_deliver(m);
-    return 1;
+    struct pvmi_rasm *r = calloc(1, sizeof *r);
+    struct pmsg *m = pmsg_new_rx();
+    if (!r || !m) {
+        free(r);
+        pmsg_free(m);
+        return PvmNoMem;
+    }
+    const unsigned char *h = c->mhdr;
+    pmsg_set_encword(m, get32(h));
+    m->tag = (int)get32(h + 4);
+    m->ctx = (int)get32(h + 8);
+    m->wid = (int)get32(h + 16);
+    m->crc = (int)get32(h + 20);
+    m->src = src;
+    m->dst = dst;
+    r->src = src;
+    r->m = m;
+    r->token = pvmi_sink_claim(src, m->tag, m->ctx, m->encword);
+    r->next = c->rasm;
+    c->rasm = r;
+    c->cur = r;
+    return start_payload(c, len);
+}
+
+/* Where the next bytes of the current piece go (NULL: thrown away) and how
+ * many of them fit there. */
+static char *piece_dest(struct pvmi_conn *c, size_t *room)
+{
+    size_t left = c->want - c->got;
+    switch (c->phase) {
+    case PH_HDR:
+        *room = left;
+        return (char *)c->hdr + c->got;
+    case PH_MHDR:
+        *room = left;
+        return (char *)c->mhdr + c->got;
+    case PH_BODY:
+        *room = left;
+        return c->buf + c->got;
+    default: {   /* PH_LAND: into a precv buffer, or skipped */
+        char *d = c->cur ? pvmi_sink_dest(c->cur->token, room) : NULL;
+        if (!d || *room > left)
+            *room = left;
+        return d;
+    }
+    }
+}
+
+static void piece_wrote(struct pvmi_conn *c, size_t n)
+{
+    c->got += n;
+    if (c->phase == PH_LAND && c->cur)
+        pvmi_sink_wrote(c->cur->token, n);
+}
+
+/* The current piece is complete: next state; >0 messages completed. */
+static int piece_done(struct pvmi_conn *c)
+{
+    switch (c->phase) {
+    case PH_HDR:
+        return hdr_done(c);
+    case PH_MHDR:
+        return mhdr_done(c);
+    default:
+        if (!c->cur) {   /* a skipped malformed fragment */
+            expect(c, PH_HDR, PVMI_FRAGHDR);
+            return 0;
+        }
+        return body_done(c);
+    }
 }
 
 int pvmi_conn_input(struct pvmi_conn *c)
 {
-    int done = 0;
+    int done = 0, drained = 0;
+    if (c->fd >= 0 && !c->ib) {
+        c->ib = malloc(IB_SIZE);
+        if (!c->ib)
+            return PvmNoMem;
+        expect(c, PH_HDR, PVMI_FRAGHDR);
+    }
     while (c->fd >= 0) {
+        if (c->got == c->want) {
+            int rc = piece_done(c);
+            if (rc < 0)
+                return rc;
+            done += rc;
+            continue;
+        }
+        size_t room;
+        char *d = piece_dest(c, &room);
+        if (c->ib_off < c->ib_len) {   /* serve from the read buffer */
+            size_t n = c->ib_len - c->ib_off;
+            if (n > room)
+                n = room;
+            if (d)
+                memcpy(d, c->ib + c->ib_off, n);
+            c->ib_off += n;
+            piece_wrote(c, n);
+            continue;
+        }
+        /* A short read emptied the socket: the rest comes later (poll is
+         * level-triggered), so skip the read that would say EAGAIN. */
+        if (drained)
+            return done;
         ssize_t r;
-        if (c->hgot < PVMI_FRAGHDR)
-            r = read(c->fd, c->hdr + c->hgot, PVMI_FRAGHDR - c->hgot);
-        else
-            r = read(c->fd, c->buf + c->bgot, c->blen - c->bgot);
+        int direct = d && room >= DIRECT_MIN;
+        size_t asked = direct ? room : IB_SIZE;
+        r = read(c->fd, direct ? d : c->ib, asked);
         if (r < 0) {
             if (errno == EINTR)
                 continue;
@@ -219,29 +354,13 @@ int pvmi_conn_input(struct pvmi_conn *c)
         }
         if (r == 0)
             return PvmSysErr;  /* EOF */
-        if (c->hgot < PVMI_FRAGHDR) {
-            c->hgot += (size_t)r;
-            if (c->hgot < PVMI_FRAGHDR)
-                continue;
-            uint32_t len = get32(c->hdr + 8);
-            if (len > MAX_FRAG_LEN)
-                return PvmBadMsg;   /* garbage stream: caller closes it */
-            c->blen = len;
-            c->bgot = 0;
-            c->buf = malloc(len ? len : 1);
-            if (!c->buf)
-                return PvmNoMem;
+        if (direct) {
+            piece_wrote(c, (size_t)r);
         } else {
-            c->bgot += (size_t)r;
+            c->ib_off = 0;
+            c->ib_len = (size_t)r;
         }
-        if (c->bgot == c->blen) {
-            /* a malformed fragment is dropped; the stream stays in sync */
-            int rc = frag_done(c);
-            if (rc > 0)
-                done += rc;
-            else if (rc == PvmBadMsg)
-                bad_frags++;
-        }
+        drained = (size_t)r < asked;
     }
     return done;
 }
@@ -253,7 +372,11 @@ void pvmi_conn_close(struct pvmi_conn *c)
     c->fd = -1;
     free(c->buf);
     c->buf = NULL;
-    c->hgot = c->blen = c->bgot = 0;
+    free(c->ib);
+    c->ib = NULL;
+    c->ib_off = c->ib_len = 0;
+    c->cur = NULL;
+    expect(c, PH_HDR, PVMI_FRAGHDR);
     while (c->rasm)
         rasm_drop(&c->rasm);
 }

@@ -3,7 +3,7 @@
  * libpvm3 (pingpong_stock) and libpvm3am (pingpong_am) so both are
  * measured by the same code.  The master spawns the slave given by path;
  * master and slave pin themselves to different cores.
- *     pingpong MASTER slave-path [max-bytes] [seconds-per-size]
+ *     pingpong MASTER slave-path [max-bytes] [seconds-per-size] [min-bytes]
  * prints "mode size half-rtt-us MB/s" lines, mode = packed | psend.
  */
 #define _GNU_SOURCE
@@ -71,19 +71,22 @@ int main(int argc, char **argv)
         return 0;
     }
     if (argc < 3 || strcmp(argv[1], "MASTER")) {
-        fprintf(stderr, "usage: pingpong MASTER slave-path [max-bytes] [seconds]\n");
+        fprintf(stderr, "usage: pingpong MASTER slave-path [max-bytes] [seconds] [min-bytes]\n");
         return 2;
     }
     pin(0);
     int max = argc > 3 ? atoi(argv[3]) : 4 << 20;
     double secs = argc > 4 ? atof(argv[4]) : 0.15;
+    int min = argc > 5 ? atoi(argv[5]) : 8;
+    if (min < 8 || min > max)
+        min = 8;
     int tid;
     if (pvm_spawn(argv[2], (char *[]){ "slave", NULL }, 0, "", 1, &tid) != 1)
         return 1;
     char *buf = malloc((size_t)max + 8);
     memset(buf, 7, (size_t)max + 8);
     for (int mode = 0; mode < 2; mode++) {
-        for (int n = 8; n <= max; n *= 2) {
+        for (int n = min; n <= max; n *= 2) {
             /* calibrate the repetitions to about secs seconds */
             int reps = 4;
             for (;;) {

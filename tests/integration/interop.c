@@ -287,6 +287,32 @@ static void t_psend(int tid)
         free(a);
         free(b);
     }
+    /* 20 MiB crosses our 16 MiB default fragment; then a short receive
+     * buffer gets the head only, the full length is reported and nothing is
+     * written past it (precv may land data straight in the buffer). */
+    int n = (20 << 20) / 8 + 3;
+    double *a = malloc((size_t)n * 8), *b = calloc((size_t)n, 8);
+    for (int j = 0; j < n; j++)
+        a[j] = j * 0.5 - 7;
+    for (int round = 0; round < 2; round++) {
+        int m = round ? 1000 : n, want = round ? 500 : n;
+        int hdr[2] = { PVM_DOUBLE, m };
+        memset(b, 0x5a, (size_t)n * 8);
+        pvm_initsend(PvmDataDefault);
+        pvm_pkint(hdr, 2, 1);
+        pvm_send(tid, T_PSEND);
+        pvm_psend(tid, T_PSEND + 100, a, m, PVM_DOUBLE);
+        int atid = 0, atag = 0, alen = 0;
+        int rc = pvm_precv(tid, T_PSEND + 100, b, want, PVM_DOUBLE, &atid, &atag, &alen);
+        CHECK(rc == 0 && atid == tid && alen == m * 8,
+              "psend %d doubles into %d: rc %d len %d", m, want, rc, alen);
+        CHECK(memcmp(a, b, (size_t)want * 8) == 0, "psend %d doubles: data differs", m);
+        CHECK(want == n || (((unsigned char *)b)[want * 8] == 0x5a &&
+                            ((unsigned char *)b)[(size_t)n * 8 - 1] == 0x5a),
+              "precv of %d into %d wrote past the buffer", m, want);
+    }
+    free(a);
+    free(b);
 }
 
 static void t_order(int tid)

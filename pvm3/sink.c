@@ -1,0 +1,106 @@
+/*
+ * sink.c - receive in place: a blocked pvm_precv offers its buffer, and the
+ * route that sees the start of a matching message writes the payload there
+ * directly, instead of into message blocks that precv would copy again.
+ *
+ * Only one message may land at a time, and once one has started landing
+ * precv waits for exactly that message (its data is already in the user's
+ * buffer); a message from another source completing meanwhile stays queued.
+ * PVM orders messages per pair only, so this is a legal arrival order.
+ */
+#include <string.h>
+#include "lpvm.h"
+#include "route.h"
+
+static struct {
+    int armed;            /* a precv is waiting */
+    int src, tag, ctx;    /* its match (-1 wildcards for src and tag) */
+    int bytes_only;       /* 1: every encoding is a plain copy (BYTE/STR) */
+    char *buf;
+    size_t cap;
+    int landing;          /* a message has been claimed */
+    size_t got;           /* payload bytes seen so far (may exceed cap) */
+    struct pmsg *done;    /* the claimed message, complete (metadata only) */
+    unsigned gen;         /* this arming; a route holds it while landing */
+} s;
+static unsigned generation;
+
+void pvmi_sink_arm(int src, int tag, int ctx, int bytes_only, void *buf, size_t cap)
+{
+    memset(&s, 0, sizeof s);
+    s.armed = 1;
+    s.gen = ++generation ? generation : ++generation;
+    s.src = src;
+    s.tag = tag;
+    s.ctx = ctx;
+    s.bytes_only = bytes_only;
+    s.buf = buf;
+    s.cap = cap;
+}
+
+int pvmi_sink_landing(void) { return s.armed && s.landing; }
+
+struct pmsg *pvmi_sink_take(void)
+{
+    struct pmsg *m = s.done;
+    s.done = NULL;
+    return m;
+}
+
+void pvmi_sink_disarm(void)
+{
+    /* A message still landing is abandoned: the route discards its rest. */
+    pmsg_free(s.done);
+    s.done = NULL;
+    s.armed = 0;
+}
+
+/* Returns a nonzero token if the message starting now should land. */
+unsigned pvmi_sink_claim(int src, int tag, int ctx, uint32_t encword)
+{
+    if (!s.armed || s.landing || s.done)
+        return 0;
+    if ((s.src != -1 && s.src != src) || (s.tag != -1 && s.tag != tag) || s.ctx != ctx)
+        return 0;
+    /* XDR numbers must be decoded by precv; everything else is a copy. */
+    if (encword == PVM_ENC_XDR && !s.bytes_only)
+        return 0;
+    if (encword == PVM_ENC_TRACE)
+        return 0;
+    s.landing = 1;
+    s.got = 0;
+    return s.gen;
+}
+
+static int live(unsigned token) { return s.armed && s.landing && token == s.gen; }
+
+/* Where the next payload bytes go; NULL: discard them (past the user's
+ * length, or the precv gave up). */
+void *pvmi_sink_dest(unsigned token, size_t *room)
+{
+    if (!live(token) || s.got >= s.cap) {
+        *room = 0;
+        return NULL;
+    }
+    *room = s.cap - s.got;
+    return s.buf + s.got;
+}
+
+void pvmi_sink_wrote(unsigned token, size_t n)
+{
+    if (live(token))
+        s.got += n;
+}
+
+void pvmi_sink_complete(unsigned token, struct pmsg *m)
+{
+    if (!live(token)) {   /* abandoned: nobody wants it */
+        pmsg_free(m);
+        return;
+    }
+    s.landing = 0;
+    m->len = 0;        /* the body is in the user's buffer, not here */
+    s.done = m;
+}
+
+size_t pvmi_sink_total(void) { return s.got; }
