@@ -27,6 +27,7 @@ struct pvm_seg {
 
 /* Message flags */
 #define PMSG_ALIEN   0x1   /* encoding word not ours: only byte unpacking */
+#define PMSG_ROUTED  0x2   /* arrived over a registered route, not the pvmd */
 
 struct pmsg {
     int mid;               /* buffer id (> 0), in the buffer table */

@@ -28,6 +28,32 @@ int pvm_route_register(const struct pvm_route_ops *ops, void *ctx)
 }
 
 int pvmi_mytid(void) { return pvmi.tid; }
+int pvmi_daemon_fd(void) { return pvmi.pvmd.fd; }
+
+int pvmi_tm_busy(void);
+int pvmi_route_may_request(void) { return !pvmi_tm_busy() && pvmi.tid > 0; }
+
+void pvmi_routes_sent_daemon(int tid, const struct pmsg *m)
+{
+    for (int i = 0; i < nroutes; i++)
+        if (routes[i].ops->sent_daemon)
+            routes[i].ops->sent_daemon(routes[i].ctx, tid, m);
+}
+
+int pvmi_routes_daemon_ready(void)
+{
+    int r = -1;
+    for (int i = 0; i < nroutes; i++) {
+        if (!routes[i].ops->daemon_ready)
+            continue;
+        int v = routes[i].ops->daemon_ready(routes[i].ctx);
+        if (v > 0)
+            r = 1;
+        else if (v == 0 && r < 0)
+            r = 0;
+    }
+    return r;
+}
 
 int pvmi_routes_send(int tid, struct pmsg *m, int *sent)
 {
@@ -126,5 +152,6 @@ int pvmi_send_msg(int dst, struct pmsg *m)
     int rc = pvmi_routes_send(dst, m, &sent);
     if (sent)
         return rc;
+    pvmi_routes_sent_daemon(dst, m);
     return pvmi_send_daemon(dst, m);
 }

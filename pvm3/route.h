@@ -33,6 +33,13 @@ struct pvm_route_ops {
     /* Optional: look at an incoming message first; return 1 to consume it
      * (e.g. the route's own control traffic over the daemon). */
     int (*filter)(void *ctx, struct pmsg *m);
+    /* Optional: a user message to tid went through the daemon instead. */
+    void (*sent_daemon)(void *ctx, int tid, const struct pmsg *m);
+    /* Optional: a route that watches the daemon socket (e.g. with SIGIO)
+     * says whether it may have input: 1 yes (and forgets it), 0 no.  Then
+     * pvm3 reads that socket only when told, and spins on the routes
+     * briefly before blocking.  -1: not watching (or leave it NULL). */
+    int (*daemon_ready)(void *ctx);
     /* Optional: the task got its tid / is leaving. */
     void (*on_connect)(void *ctx);
     void (*on_exit)(void *ctx);
@@ -47,6 +54,14 @@ void pvmi_deliver(struct pmsg *m);
 int pvmi_send_daemon(int dst, struct pmsg *m);
 /* This task's tid (0 before connecting). */
 int pvmi_mytid(void);
+/* The pvmd socket (-1 before connecting), for routes that watch it. */
+int pvmi_daemon_fd(void);
+/* Nonzero when a route may make its own daemon requests (mailbox lookups)
+ * now: not while the library waits for another request's reply. */
+int pvmi_route_may_request(void);
+/* Wait for input on every source, at most timeout_ms (-1: forever);
+ * >= 0 messages delivered or a PVM error code. */
+int pvmi_progress(int timeout_ms);
 
 /* Receive in place (sink.c).  When a message starts, a route asks
  * pvmi_sink_claim(); a nonzero token means a blocked pvm_precv wants it:
@@ -59,6 +74,8 @@ unsigned pvmi_sink_claim(int src, int tag, int ctx, uint32_t encword);
 void *pvmi_sink_dest(unsigned token, size_t *room);
 void pvmi_sink_wrote(unsigned token, size_t n);
 void pvmi_sink_complete(unsigned token, struct pmsg *m);
+/* ...or, if the message will never complete, pvmi_sink_cancel(). */
+void pvmi_sink_cancel(unsigned token, struct pmsg *m);
 
 /* pvm3 internal: pvm_precv's side of the sink. */
 void pvmi_sink_arm(int src, int tag, int ctx, int bytes_only, void *buf, size_t cap);
@@ -73,6 +90,8 @@ int pvmi_routes_poll(void);
 int pvmi_routes_fds(struct pollfd *fds, int max, int *timeout_ms);
 int pvmi_routes_filter(struct pmsg *m);
 void pvmi_routes_connected(void);
+void pvmi_routes_sent_daemon(int tid, const struct pmsg *m);
+int pvmi_routes_daemon_ready(void);   /* -1: nobody watches the socket */
 void pvmi_routes_exit(void);
 
 #endif /* PVM3_ROUTE_H */

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
+#include <time.h>
 #include "lpvm.h"
 #include "route.h"
 
@@ -16,6 +17,7 @@ int pvmi_tm_busy(void);
 static struct pmsg *qhead, *qtail;          /* user receive queue */
 static struct pmsg *chead, *ctail;          /* control work, deferred */
 static unsigned long ndelivered;
+static unsigned long ninput;   /* anything at all arrived (replies too) */
 static int depth;
 
 static void append(struct pmsg **h, struct pmsg **t, struct pmsg *m)
@@ -29,8 +31,13 @@ static void append(struct pmsg **h, struct pmsg **t, struct pmsg *m)
     *t = m;
 }
 
+/* Something arrived that bypassed pvmi_deliver (a message landed in a
+ * pvm_precv buffer): waiting must stop too. */
+void pvmi_note_input(void) { ninput++; }
+
 void pvmi_deliver(struct pmsg *m)
 {
+    ninput++;
     if (pvmi_tm_take_reply(m))
         return;
     if (m->ctx == SYSCTX_TC && m->tag >= TC_FIRST && m->tag <= TC_LAST) {
@@ -118,12 +125,20 @@ static void conn_failed(struct pvmi_conn *c)
 }
 
 #define MAX_FDS 64
+#define SPIN_US 100
+
+static long long now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
 
 int pvmi_progress(int timeout_ms)
 {
     struct pollfd fds[MAX_FDS];
     struct pvmi_conn *conns[MAX_FDS];
-    unsigned long before = ndelivered;
+    unsigned long before = ndelivered, in_before = ninput;
     int n = 0;
 
     if (pvmi.dead || pvmi.pvmd.fd < 0)
@@ -132,6 +147,23 @@ int pvmi_progress(int timeout_ms)
     pvmi_routes_poll();
     if (ndelivered != before || chead)
         timeout_ms = 0;
+    /* A route watching the daemon socket tells when it has input, so the
+     * fast path makes no system call for it; waiting spins on the routes
+     * briefly (a wake-up across cores costs more) before blocking. */
+    int hint = pvmi_routes_daemon_ready();
+    if (hint >= 0) {
+        long long spin_end = timeout_ms ? now_us() + SPIN_US : 0;
+        for (;;) {
+            if (hint > 0 && pvmi_conn_input(&pvmi.pvmd) < 0)
+                conn_failed(&pvmi.pvmd);
+            if (ninput != in_before || chead || pvmi.dead || now_us() >= spin_end)
+                break;
+            pvmi_routes_poll();
+            hint = pvmi_routes_daemon_ready();
+        }
+        if (ninput != in_before || chead || pvmi.dead || timeout_ms == 0)
+            goto out;
+    }
     conns[n] = &pvmi.pvmd;
     fds[n++] = (struct pollfd){ .fd = pvmi.pvmd.fd, .events = POLLIN };
     for (struct pvmi_conn *c = pvmi.direct; c && n < MAX_FDS / 2; c = c->next) {
@@ -159,6 +191,7 @@ int pvmi_progress(int timeout_ms)
             break;
         }
     }
+out:
     depth--;
     if (depth == 0 && !pvmi_tm_busy())
         run_control();

@@ -125,8 +125,10 @@ int pvmi_mcast(const int *tids, int n, struct pmsg *m)
     for (int i = 0; i < k && rc >= 0; i++) {
         int sent;
         rc = pvmi_routes_send(set[i], m, &sent);
-        if (!sent)
+        if (!sent) {
+            pvmi_routes_sent_daemon(set[i], m);
             set[rest++] = set[i];
+        }
     }
     if (rc >= 0)
         rc = pvmi_mcast_pvmd(set, rest, m);

@@ -101,6 +101,18 @@ void pvmi_sink_complete(unsigned token, struct pmsg *m)
     s.landing = 0;
     m->len = 0;        /* the body is in the user's buffer, not here */
     s.done = m;
+    pvmi_note_input();
+}
+
+/* The message being landed will never complete (its sender is gone or it
+ * was malformed): free it, and let precv take other messages again. */
+void pvmi_sink_cancel(unsigned token, struct pmsg *m)
+{
+    pmsg_free(m);
+    if (live(token)) {
+        s.landing = 0;
+        s.got = 0;
+    }
 }
 
 size_t pvmi_sink_total(void) { return s.got; }

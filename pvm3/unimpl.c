@@ -17,9 +17,6 @@ int pvm_catchout(FILE *ff) { NOTIMPL(pvm_catchout); }
 int pvm_notify(int what, int code, int count, int *vals) { NOTIMPL(pvm_notify); }
 int pvm_hostsync(int host, struct timeval *sclk, struct timeval *delta) { NOTIMPL(pvm_hostsync); }
 int pvm_getnoresets(int **tids, int *ntids) { NOTIMPL(pvm_getnoresets); }
-int pvm_putinfo(char *name, int mid, int flags) { NOTIMPL(pvm_putinfo); }
-int pvm_recvinfo(char *name, int index, int flags) { NOTIMPL(pvm_recvinfo); }
-int pvm_delinfo(char *name, int index, int flags) { NOTIMPL(pvm_delinfo); }
 int pvm_getmboxinfo(char *pattern, int *nclasses, struct pvmmboxinfo **classes) { NOTIMPL(pvm_getmboxinfo); }
 int pvm_insert(char *name, int req, int data) { NOTIMPL(pvm_insert); }
 int pvm_lookup(char *name, int req, int *datap) { NOTIMPL(pvm_lookup); }

@@ -1,6 +1,6 @@
 /*
  * wire.c - PVM fragments on a stream socket (pvm-protocol.md 3): writing a
- * message as fragments with writev, straight from its segments, and
+ * message as fragments with sendmsg, straight from its segments, and
  * reading fragments into per-source reassembly, each payload read into its
  * own block that becomes a segment of the message (no copy).
  */
@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include "lpvm.h"
 #include "route.h"
@@ -31,7 +32,9 @@ static uint32_t get32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); re
 static int write_all(struct pvmi_conn *c, struct iovec *iov, int n)
 {
     while (n > 0) {
-        ssize_t w = writev(c->fd, iov, n);
+        /* never SIGPIPE: a vanished peer is an error code, not a death */
+        struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
+        ssize_t w = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
         if (w < 0) {
             if (errno == EINTR)
                 continue;
@@ -134,7 +137,7 @@ static void rasm_drop(struct pvmi_rasm **pp)
     struct pvmi_rasm *r = *pp;
     *pp = r->next;
     if (r->token)
-        pvmi_sink_complete(r->token, r->m);   /* frees it if abandoned */
+        pvmi_sink_cancel(r->token, r->m);
     else
         pmsg_free(r->m);
     free(r);

@@ -1,0 +1,70 @@
+/*
+ * config.c - PVMAM_* settings from the environment.  A bad value is one
+ * clear line on stderr naming the valid values; the task then runs without
+ * AM (daemon route only) rather than guessing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pvmam_int.h"
+
+static int parse_uint(const char *name, unsigned lo, unsigned hi, unsigned *out)
+{
+    const char *v = getenv(name);
+    if (!v)
+        return 0;
+    char *end;
+    unsigned long x = strtoul(v, &end, 10);
+    if (!*v || *end || x < lo || x > hi || v[0] == '-') {
+        fprintf(stderr, "libpvm3am: %s=\"%s\" is not valid (a number from %u to %u); "
+                "running without AM\n", name, v, lo, hi);
+        return -1;
+    }
+    *out = (unsigned)x;
+    return 0;
+}
+
+int pvmam_read_config(struct pvmam_config *cfg)
+{
+    strcpy(cfg->transport, "tcp");
+    cfg->depth = 8;
+    cfg->timeout_ms = 30000;
+    cfg->verbose = 0;
+    int bad = 0;
+    const char *t = getenv("PVMAM_TRANSPORT");
+    if (t) {
+        if (!strcmp(t, "tcp") || !strcmp(t, "udp") || !strcmp(t, "off")) {
+            strcpy(cfg->transport, t);
+        } else {
+            fprintf(stderr, "libpvm3am: PVMAM_TRANSPORT=\"%s\" is not valid (tcp, udp or off); "
+                    "running without AM\n", t);
+            bad = 1;
+        }
+    }
+    unsigned verbose = 0;
+    if (parse_uint("PVMAM_DEPTH", 1, 64, &cfg->depth) < 0 ||
+        parse_uint("PVMAM_TIMEOUT", 100, 3600000, &cfg->timeout_ms) < 0 ||
+        parse_uint("PVMAM_VERBOSE", 0, 1, &verbose) < 0)
+        bad = 1;
+    cfg->verbose = (int)verbose;
+    if (bad)
+        strcpy(cfg->transport, "off");
+    return bad ? -1 : 0;
+}
+
+void pvmam_export_env(void)
+{
+    static const char *const names[] = { "PVMAM_TRANSPORT", "PVMAM_DEPTH", "PVMAM_TIMEOUT",
+                                         "PVMAM_VERBOSE" };
+    const char *old = getenv("PVM_EXPORT");
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s", old ? old : "");
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (!getenv(names[i]) || strstr(buf, names[i]))
+            continue;
+        size_t l = strlen(buf);
+        snprintf(buf + l, sizeof buf - l, "%s%s", l ? ":" : "", names[i]);
+    }
+    if (*buf)
+        setenv("PVM_EXPORT", buf, 1);
+}

@@ -1,0 +1,237 @@
+/*
+ * init.c - pvmam_init: the ordered full-mesh connect of thesis 6.5.
+ *
+ * Children send HELLO {tid, ntasks, address} to the master (the task
+ * without a parent); the master answers every child with TABLE {n, n tids,
+ * n addresses}; every task connects to the tasks with larger tids (they
+ * accept) and waits until each link is open both ways; children report
+ * DONE, and the master's GO releases everybody.  Each wait is bounded by
+ * PVMAM_TIMEOUT.  Messages may arrive before pvmam_init is called: they
+ * are kept here until then.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pvmam_int.h"
+
+#define MAX_TASKS 1024
+#define ADDR_MAX 64
+
+static struct {
+    int nhello, hello_tid[MAX_TASKS], hello_n[MAX_TASKS];
+    char hello_addr[MAX_TASKS][ADDR_MAX];
+    int table_n;                 /* 0 none yet, -1 refused */
+    int table_tid[MAX_TASKS];
+    char table_addr[MAX_TASKS][ADDR_MAX];
+    int ndone, go;
+} st;
+
+/* Unpack {ints..., then count strings} from m. */
+static int unpack(struct pmsg *m, int *ints, int nint)
+{
+    int old = pvm_setrbuf(m->mid);
+    int rc = pvm_upkint(ints, nint, 1);
+    pvm_setrbuf(old);
+    return rc;
+}
+
+static int unpack_str(struct pmsg *m, char *s)
+{
+    int old = pvm_setrbuf(m->mid);
+    int n = -1;
+    int rc = pvm_upkint(&n, 1, 1);
+    if (rc >= 0 && (n < 0 || n >= ADDR_MAX))
+        rc = PvmBadMsg;
+    if (rc >= 0)
+        rc = pvm_upkbyte(s, n, 1);
+    if (rc >= 0)
+        s[n] = '\0';
+    pvm_setrbuf(old);
+    return rc;
+}
+
+void pvmam_init_note(struct pmsg *m)
+{
+    int v[2];
+    switch (m->tag) {
+    case PVMAM_TAG_HELLO:
+        if (st.nhello < MAX_TASKS && unpack(m, v, 2) >= 0 && v[0] == m->src &&
+            unpack_str(m, st.hello_addr[st.nhello]) >= 0) {
+            st.hello_tid[st.nhello] = v[0];
+            st.hello_n[st.nhello] = v[1];
+            st.nhello++;
+        }
+        break;
+    case PVMAM_TAG_TABLE:
+        if (unpack(m, v, 1) >= 0 && v[0] <= MAX_TASKS) {
+            int n = v[0];
+            if (n <= 0 || unpack(m, st.table_tid, n) < 0) {
+                st.table_n = -1;
+                break;
+            }
+            for (int i = 0; i < n; i++)
+                if (unpack_str(m, st.table_addr[i]) < 0)
+                    n = -1;
+            st.table_n = n;
+        }
+        break;
+    case PVMAM_TAG_DONE:
+        st.ndone++;
+        break;
+    case PVMAM_TAG_GO:
+        st.go = 1;
+        break;
+    }
+}
+
+/* Wait until *flag >= want or the deadline; 0 or PvmSysErr. */
+static int wait_for(const int *flag, int want, long long deadline)
+{
+    while (*flag < want) {
+        long long left = deadline - pvmam_now_ms();
+        if (left <= 0)
+            return PvmSysErr;
+        int rc = pvmi_progress(left > 100 ? 100 : (int)left);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int links_open(int me)
+{
+    int open = 0;
+    for (int i = 0; i < st.table_n; i++) {
+        if (st.table_tid[i] == me || !st.table_addr[i][0] || !pvmam.on) {
+            open++;
+            continue;
+        }
+        struct pvmam_peer *p = pvmam_peer_find(st.table_tid[i]);
+        if (p && ((p->tx_open && p->rx_open) || p->kind == PEER_STOCK || p->dead))
+            open++;
+    }
+    return open;
+}
+
+static int connect_all(int me, long long deadline)
+{
+    for (int i = 0; i < st.table_n; i++) {
+        int tid = st.table_tid[i];
+        if (tid <= me || !st.table_addr[i][0] || !pvmam.on)
+            continue;
+        struct pvmam_peer *p = pvmam_peer_get(tid);
+        if (!p)
+            return PvmNoMem;
+        if (!p->tx_open && p->kind != PEER_STOCK) {
+            p->kind = PEER_AM;
+            snprintf(p->addr, sizeof p->addr, "%s", st.table_addr[i]);
+            pvmam_link_connect(p);
+        }
+    }
+    while (links_open(me) < st.table_n) {
+        if (pvmam_now_ms() >= deadline)
+            return PvmSysErr;
+        int rc = pvmi_progress(100);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int fail(const char *why, int rc)
+{
+    fprintf(stderr, "libpvm3am: pvmam_init: %s\n", why);
+    return rc;
+}
+
+int pvmam_init(int ntasks)
+{
+    if (ntasks < 1 || ntasks > MAX_TASKS)
+        return PvmBadParam;
+    int me = pvm_mytid();
+    if (me < 0)
+        return me;
+    if (ntasks == 1)
+        return 0;
+    long long deadline = pvmam_now_ms() + pvmam.cfg.timeout_ms;
+    int parent = pvm_parent();
+    const char *addr = pvmam.on ? pvmam.addr : "";
+    int rc;
+    if (parent < 0) {   /* the master */
+        if (wait_for(&st.nhello, ntasks - 1, deadline) < 0)
+            return fail("not every task called pvmam_init in time", PvmSysErr);
+        int bad = 0;
+        for (int i = 0; i < ntasks - 1; i++)
+            bad |= st.hello_n[i] != ntasks;
+        int n = bad ? -1 : ntasks;
+        int tids[MAX_TASKS];
+        tids[0] = me;
+        for (int i = 0; i < ntasks - 1; i++)
+            tids[i + 1] = st.hello_tid[i];
+        st.table_n = ntasks;
+        memcpy(st.table_tid, tids, sizeof(int) * (size_t)ntasks);
+        snprintf(st.table_addr[0], ADDR_MAX, "%s", addr);
+        for (int i = 0; i < ntasks - 1; i++)
+            memcpy(st.table_addr[i + 1], st.hello_addr[i], ADDR_MAX);
+        /* TABLE = n, tids, then each address as {len, bytes} */
+        int mid = pvm_mkbuf(PvmDataDefault), old = pvm_setsbuf(mid);
+        pvm_pkint(&n, 1, 1);
+        if (n > 0) {
+            pvm_pkint(tids, n, 1);
+            for (int i = 0; i < n; i++) {
+                int l = (int)strlen(st.table_addr[i]);
+                pvm_pkint(&l, 1, 1);
+                pvm_pkbyte(st.table_addr[i], l, 1);
+            }
+        }
+        pvm_setsbuf(old);
+        struct pmsg *m = pmsg_find(mid);
+        m->ctx = SYSCTX_TC;
+        m->tag = PVMAM_TAG_TABLE;
+        m->src = me;
+        for (int i = 1; i < ntasks; i++)
+            pvmi_send_daemon(tids[i], m);
+        pvm_freebuf(mid);
+        if (bad)
+            return fail("tasks disagree on the number of tasks", PvmMismatch);
+    } else {
+        int v[2] = { me, ntasks };
+        int mid = pvm_mkbuf(PvmDataDefault), old = pvm_setsbuf(mid);
+        int l = (int)strlen(addr);
+        pvm_pkint(v, 2, 1);
+        pvm_pkint(&l, 1, 1);
+        pvm_pkbyte((char *)addr, l, 1);
+        pvm_setsbuf(old);
+        struct pmsg *m = pmsg_find(mid);
+        m->ctx = SYSCTX_TC;
+        m->tag = PVMAM_TAG_HELLO;
+        m->src = me;
+        rc = pvmi_send_daemon(parent, m);
+        pvm_freebuf(mid);
+        if (rc < 0)
+            return fail("cannot reach the parent", rc);
+        while (st.table_n == 0) {
+            if (pvmam_now_ms() >= deadline)
+                return fail("no answer from the master in time", PvmSysErr);
+            if ((rc = pvmi_progress(100)) < 0)
+                return rc;
+        }
+        if (st.table_n < 0)
+            return fail("tasks disagree on the number of tasks", PvmMismatch);
+    }
+    rc = connect_all(me, deadline);
+    if (rc < 0)
+        return fail("links did not open in time", rc);
+    if (parent < 0) {
+        if (wait_for(&st.ndone, ntasks - 1, deadline) < 0)
+            return fail("not every task connected in time", PvmSysErr);
+        for (int i = 1; i < ntasks; i++)
+            pvmam_send_ctrl(st.table_tid[i], PVMAM_TAG_GO, NULL, 0, NULL);
+    } else {
+        pvmam_send_ctrl(parent, PVMAM_TAG_DONE, &me, 1, NULL);
+        if (wait_for(&st.go, 1, deadline) < 0)
+            return fail("no go from the master in time", PvmSysErr);
+    }
+    memset(&st, 0, sizeof st);
+    return 0;
+}

@@ -1,0 +1,87 @@
+/*
+ * peer.c - what pvmam knows about each task it talks to, found by tid.
+ * A small open-addressing table: lookups sit on every send and receive.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "pvmam_int.h"
+
+static struct pvmam_peer **slot;   /* hash: tid -> peer */
+static unsigned nslot;             /* power of two */
+static struct pvmam_peer **list;   /* in creation order */
+static int npeer, cap;
+
+static unsigned hash(int tid, unsigned n) { return ((unsigned)tid * 2654435761u) & (n - 1); }
+
+struct pvmam_peer *pvmam_peer_find(int tid)
+{
+    if (!nslot)
+        return NULL;
+    for (unsigned i = hash(tid, nslot);; i = (i + 1) & (nslot - 1)) {
+        if (!slot[i])
+            return NULL;
+        if (slot[i]->tid == tid)
+            return slot[i];
+    }
+}
+
+static int rehash(unsigned n)
+{
+    struct pvmam_peer **s = calloc(n, sizeof *s);
+    if (!s)
+        return -1;
+    for (int k = 0; k < npeer; k++) {
+        unsigned i = hash(list[k]->tid, n);
+        while (s[i])
+            i = (i + 1) & (n - 1);
+        s[i] = list[k];
+    }
+    free(slot);
+    slot = s;
+    nslot = n;
+    return 0;
+}
+
+struct pvmam_peer *pvmam_peer_get(int tid)
+{
+    struct pvmam_peer *p = pvmam_peer_find(tid);
+    if (p)
+        return p;
+    if (npeer == cap) {
+        int nc = cap ? cap * 2 : 16;
+        struct pvmam_peer **l = realloc(list, sizeof *l * (size_t)nc);
+        if (!l)
+            return NULL;
+        list = l;
+        cap = nc;
+    }
+    if ((unsigned)(npeer + 1) * 2 > nslot && rehash(nslot ? nslot * 2 : 32) < 0)
+        return NULL;
+    p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->tid = tid;
+    list[npeer++] = p;
+    unsigned i = hash(tid, nslot);
+    while (slot[i])
+        i = (i + 1) & (nslot - 1);
+    slot[i] = p;
+    return p;
+}
+
+int pvmam_peer_count(void) { return npeer; }
+struct pvmam_peer *pvmam_peer_at(int i) { return i >= 0 && i < npeer ? list[i] : NULL; }
+
+void pvmam_peers_free(void)
+{
+    for (int k = 0; k < npeer; k++) {
+        pvmam_peer_drop_rx(list[k]);
+        free(list[k]);
+    }
+    free(list);
+    free(slot);
+    list = NULL;
+    slot = NULL;
+    npeer = cap = 0;
+    nslot = 0;
+}

@@ -1,0 +1,54 @@
+/*
+ * pvmam.h - pvmam, the Active Messages fast path of libpvm3am.
+ *
+ * Between two libpvm3am tasks, user messages (pvm_send, pvm_psend,
+ * pvm_mcast) travel as active messages over libam instead of through the
+ * pvmd; everything else keeps the daemon route.  Nothing has to change in a
+ * PVM program: connections open on demand with the first message.  These
+ * calls are optional extras.
+ *
+ * Environment (read at pvm_mytid(), passed on to spawned children):
+ *   PVMAM_TRANSPORT  tcp (default), udp, or off
+ *   PVMAM_DEPTH      request instances in flight per peer (1..64, default 8)
+ *   PVMAM_TIMEOUT    ms without an answer before a peer is declared dead
+ *                    (100..3600000, default 30000)
+ *   PVMAM_VERBOSE    1: print connection events on stderr
+ */
+#ifndef PVMAM_H
+#define PVMAM_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Ordered full-mesh connect (thesis 6.5).  Every task of a job of ntasks
+ * tasks calls it: the task without a PVM parent is the master and the
+ * others must be its children.  Children send their address to the master,
+ * the master tells every pair to connect (the larger tid accepts).  Returns
+ * 0, or a PVM error code (PvmNoParent without a master, PvmBadParam, or
+ * PvmSysErr when the job did not assemble within PVMAM_TIMEOUT). */
+int pvmam_init(int ntasks);
+
+/* The transport in use ("tcp", "udp"), or "off". */
+const char *pvmam_transport(void);
+
+struct pvmam_stats {
+    uint64_t am_msgs_sent, am_msgs_recv;      /* user messages over AM */
+    uint64_t am_bytes_sent, am_bytes_recv;    /* their body bytes */
+    uint64_t pvmd_msgs_sent, pvmd_msgs_recv;  /* user messages via the pvmd */
+    uint64_t pvmd_bytes_sent, pvmd_bytes_recv;
+    uint64_t retransmits, duplicates, drops;  /* from libam */
+    int peers_am;                             /* peers reached over AM */
+};
+
+/* Counters for one peer (tid) or, with tid 0, for the whole task.
+ * Returns 0 or PvmNoTask (no traffic with that tid). */
+int pvmam_stats(int tid, struct pvmam_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PVMAM_H */

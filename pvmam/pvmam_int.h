@@ -1,0 +1,116 @@
+/*
+ * pvmam_int.h - pvmam internal: the AM route's state, shared by its parts
+ * (config, peers, link set-up, fragments, the route itself, pvmam_init).
+ *
+ * pvmam is the only layer that knows both pvm3 (through route.h) and libam.
+ */
+#ifndef PVMAM_INT_H
+#define PVMAM_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <pvm3.h>
+#include <pvmproto.h>
+#include "am.h"
+#include "pmsg.h"
+#include "route.h"
+#include "pvmam.h"
+
+/* ---- configuration (config.c) ------------------------------------------ */
+struct pvmam_config {
+    char transport[8];   /* "tcp", "udp" or "off" */
+    unsigned depth;
+    unsigned timeout_ms;
+    int verbose;
+};
+/* Read PVMAM_*; a bad value is reported in one line and AM is turned off.
+ * Returns 0 or -1 (bad value). */
+int pvmam_read_config(struct pvmam_config *cfg);
+/* Make spawned children inherit the PVMAM_* settings (PVM_EXPORT). */
+void pvmam_export_env(void);
+
+/* ---- peers (peer.c) --------------------------------------------------- */
+enum pvmam_kind { PEER_UNKNOWN, PEER_STOCK, PEER_AM };
+
+struct pvmam_peer {
+    int tid;
+    enum pvmam_kind kind;
+    int tx_open;          /* our user messages to it go over AM */
+    int rx_open;          /* its SWITCH arrived: its AMs may be delivered */
+    int requested;        /* we asked it to connect (REQ sent) */
+    int dead;             /* libam declared the endpoint dead */
+    int check;            /* a daemon message came from it: look it up */
+    int need_connect;     /* its REQ arrived: connect from a safe point */
+    int need_switch;      /* accepted: send SWITCH from a safe point */
+    int lookups;          /* mailbox lookups that found nothing */
+    long long retry_ms;   /* when an UNKNOWN peer may be looked up again */
+    am_endpoint_t *ep;
+    char addr[64];
+    /* message being reassembled from its fragments */
+    struct pmsg *rm;
+    size_t roff, rtotal;
+    unsigned rtoken;      /* != 0: landing in a pvm_precv buffer */
+    char *rblock;
+    /* AM messages that arrived before its SWITCH (kept in order) */
+    struct pmsg *hold_head, *hold_tail;
+    struct pvmam_stats st;
+};
+
+struct pvmam_peer *pvmam_peer_find(int tid);         /* NULL if none */
+struct pvmam_peer *pvmam_peer_get(int tid);          /* create; NULL on no memory */
+int pvmam_peer_count(void);
+struct pvmam_peer *pvmam_peer_at(int i);
+void pvmam_peers_free(void);
+
+/* ---- global state ---------------------------------------------------- */
+struct pvmam_state {
+    struct pvmam_config cfg;
+    int on;                   /* AM usable (transport up) */
+    int mytid;
+    am_interface_t *ifc;
+    char addr[64];            /* our AM address */
+    int h_frag;               /* handler id */
+    volatile int sigio;       /* the daemon socket signalled input */
+    int daemon_fd;
+    struct pvmam_stats total;
+};
+extern struct pvmam_state pvmam;
+
+void pvmam_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+long long pvmam_now_ms(void);
+
+/* ---- link set-up (link.c) ---------------------------------------------- */
+/* Control messages between libpvm3am tasks, over the daemon route, in the
+ * TC context with tags outside the TC_* range (stock tasks never get them:
+ * they go only to tasks found in the mailbox). */
+#define PVMAM_TAG_REQ     ((int)0x80a30001)   /* "connect to me": addr */
+#define PVMAM_TAG_CONN    ((int)0x80a30002)   /* "I connected; switch": addr */
+#define PVMAM_TAG_SWITCH  ((int)0x80a30003)   /* "from now on, AM" */
+#define PVMAM_TAG_HELLO   ((int)0x80a30004)   /* pvmam_init: child -> master */
+#define PVMAM_TAG_TABLE   ((int)0x80a30005)   /* pvmam_init: the job's tids */
+#define PVMAM_TAG_DONE    ((int)0x80a30006)   /* pvmam_init: child connected */
+#define PVMAM_TAG_GO      ((int)0x80a30007)   /* pvmam_init: all connected */
+#define PVMAM_IS_CTRL(m) ((m)->ctx == SYSCTX_TC && (m)->tag >= PVMAM_TAG_REQ && \
+                          (m)->tag <= PVMAM_TAG_GO)
+
+int pvmam_publish(void);                      /* our address into the mailbox */
+void pvmam_unpublish(void);
+int pvmam_ctrl_filter(struct pmsg *m);        /* consume a control message */
+void pvmam_link_work(void);                   /* deferred set-up steps */
+void pvmam_saw_daemon_msg(int src);           /* a user message via the pvmd */
+/* Decide the route to a peer on the first message (may open the link). */
+void pvmam_link_consider(struct pvmam_peer *p);
+/* Open the AM link to p as the connecting side (smaller tid). */
+int pvmam_link_connect(struct pvmam_peer *p);
+int pvmam_send_ctrl(int dst, int tag, const int *ints, int nint, const char *str);
+
+/* ---- pvmam_init messages (init.c) ---------------------------------- */
+void pvmam_init_note(struct pmsg *m);        /* HELLO/TABLE/DONE/GO arrived */
+
+/* ---- fragments (frag.c) --------------------------------------------- */
+int pvmam_frag_send(struct pvmam_peer *p, struct pmsg *m);
+void pvmam_frag_handler(const am_token_t *tok, void *data, size_t len);
+void pvmam_release_held(struct pvmam_peer *p);
+void pvmam_peer_drop_rx(struct pvmam_peer *p);
+
+#endif /* PVMAM_INT_H */
