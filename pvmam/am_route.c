@@ -101,7 +101,7 @@ static int r_send(void *ctx, int tid, struct pmsg *m)
     (void)ctx;
     struct pvmam_peer *p = pvmam_peer_find(tid);
     if (!p || p->dead)
-        return PvmSysErr;
+        return PvmNoTask;   /* the peer died: as stock says for a gone task */
     return pvmam_frag_send(p, m);
 }
 

@@ -59,9 +59,11 @@ int pvmam_frag_send(struct pvmam_peer *p, struct pmsg *m)
         }
         int rc = am_request_vdata_ep(pvmam.ifc, p->ep, pvmam.h_frag, iov, n);
         if (rc < 0) {
-            p->dead = 1;
             pvmam_log("send to t%x failed: %s", p->tid, am_strerror(rc));
-            return PvmSysErr;
+            if (rc != AM_ERR_DEAD)
+                return PvmSysErr;
+            p->dead = 1;
+            return PvmNoTask;
         }
         first = 0;
     } while (left > 0);

@@ -10,8 +10,10 @@
  * Environment (read at pvm_mytid(), passed on to spawned children):
  *   PVMAM_TRANSPORT  tcp (default), udp, or off
  *   PVMAM_DEPTH      request instances in flight per peer (1..64, default 8)
- *   PVMAM_TIMEOUT    ms without an answer before a peer is declared dead
- *                    (100..3600000, default 30000)
+ *   PVMAM_TIMEOUT    longest retransmission interval in ms (udp; 100..3600000,
+ *                    default 30000): a silent peer is declared dead after
+ *                    at most about twice this; sends to it then fail with
+ *                    PvmNoTask.  Over tcp a lost connection is seen at once.
  *   PVMAM_VERBOSE    1: print connection events on stderr
  */
 #ifndef PVMAM_H

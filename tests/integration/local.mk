@@ -10,7 +10,6 @@ tests_integration_interop_am_CPPFLAGS =
 tests_integration_interop_am_LDADD = libpvm3am.la
 tests_integration_interop_am_LDFLAGS = -no-install
 
-TESTS += tests/integration/interop.sh
 EXTRA_DIST += tests/integration/interop.sh tests/lib/pvmvm.sh
 
 check_PROGRAMS += tests/integration/badinput_stock tests/integration/badinput_am
@@ -21,5 +20,17 @@ tests_integration_badinput_am_SOURCES = tests/integration/badinput.c
 tests_integration_badinput_am_CPPFLAGS = -DPVMAM_BUILD
 tests_integration_badinput_am_LDADD = libpvm3am.la
 tests_integration_badinput_am_LDFLAGS = -no-install
-TESTS += tests/integration/badinput.sh tests/integration/examples.sh
 EXTRA_DIST += tests/integration/badinput.sh tests/integration/examples.sh tests/integration/launch.c
+
+check_PROGRAMS += tests/integration/ampath_am
+tests_integration_ampath_am_SOURCES = tests/integration/ampath.c
+tests_integration_ampath_am_LDADD = libpvm3am.la
+tests_integration_ampath_am_LDFLAGS = -no-install
+
+# The whole integration suite (interop, badinput, examples, ampath) runs
+# once per PVMAM_TRANSPORT.
+TESTS += tests/integration/suite-off.sh tests/integration/suite-tcp.sh \
+	tests/integration/suite-udp.sh
+EXTRA_DIST += tests/integration/suite.sh tests/integration/suite-off.sh \
+	tests/integration/suite-tcp.sh tests/integration/suite-udp.sh \
+	tests/integration/ampath.sh tests/integration/ampath.c
