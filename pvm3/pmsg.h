@@ -56,6 +56,10 @@ void pmsg_reset(struct pmsg *m, int enc);  /* drop body, new encoding */
  * place).  0 or a negative PVM error code. */
 int pmsg_append(struct pmsg *m, const void *data, size_t len);
 int pmsg_append_seg(struct pmsg *m, void *mem, char *base, size_t len);
+/* Blocks for segment memory (mem of a segment is freed with
+ * pmsg_blk_free): big ones are recycled instead of returned to the kernel. */
+void *pmsg_blk_alloc(size_t n);
+void pmsg_blk_free(void *p);
 /* Reserve n writable bytes at the tail; returns pointer, commit with
  * pmsg_commit(m, n).  NULL on no memory. */
 char *pmsg_reserve(struct pmsg *m, size_t n);

@@ -173,12 +173,12 @@ static int body_done(struct pvmi_conn *c)
 {
     if (c->phase == PH_BODY && c->want > 0) {
         if (pmsg_append_seg(c->cur->m, c->buf, c->buf, c->want) < 0) {
-            free(c->buf);
+            pmsg_blk_free(c->buf);
             c->buf = NULL;
             return PvmNoMem;
         }
     } else if (c->phase == PH_BODY) {
-        free(c->buf);
+        pmsg_blk_free(c->buf);
     }
     c->buf = NULL;
     int eom = c->hdr[12] & PVMI_FFEOM;
@@ -197,7 +197,7 @@ static int start_payload(struct pvmi_conn *c, size_t n)
         return 0;
     }
     expect(c, PH_BODY, n);
-    c->buf = malloc(n ? n : 1);
+    c->buf = pmsg_blk_alloc(n);
     return c->buf ? 0 : PvmNoMem;
 }
 
@@ -373,7 +373,7 @@ void pvmi_conn_close(struct pvmi_conn *c)
     if (c->fd >= 0)
         close(c->fd);
     c->fd = -1;
-    free(c->buf);
+    pmsg_blk_free(c->buf);
     c->buf = NULL;
     free(c->ib);
     c->ib = NULL;

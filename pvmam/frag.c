@@ -138,9 +138,9 @@ static int start_msg(struct pvmam_peer *p, const unsigned char *h)
     if (p->rx_open && !p->hold_head)
         p->rtoken = pvmi_sink_claim(p->tid, m->tag, m->ctx, m->encword);
     if (!p->rtoken && p->rtotal > 0) {
-        p->rblock = malloc(p->rtotal);
+        p->rblock = pmsg_blk_alloc(p->rtotal);
         if (!p->rblock || pmsg_append_seg(m, p->rblock, p->rblock, p->rtotal) < 0) {
-            free(p->rblock);
+            pmsg_blk_free(p->rblock);
             p->rblock = NULL;
             pmsg_free(m);
             p->rm = NULL;
