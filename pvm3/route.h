@@ -82,6 +82,7 @@ void pvmi_sink_arm(int src, int tag, int ctx, int bytes_only, void *buf, size_t 
 int pvmi_sink_landing(void);
 struct pmsg *pvmi_sink_take(void);   /* the landed message, or NULL */
 size_t pvmi_sink_total(void);        /* its payload length */
+void pvmi_sink_saw(const struct pmsg *m);   /* m was queued */
 void pvmi_sink_disarm(void);
 
 /* pvm3 internal: iterate the registered routes. */

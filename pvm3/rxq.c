@@ -48,6 +48,7 @@ void pvmi_deliver(struct pmsg *m)
     if (pvmi_routes_filter(m))
         return;
     append(&qhead, &qtail, m);
+    pvmi_sink_saw(m);
     ndelivered++;
 }
 

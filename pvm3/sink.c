@@ -22,6 +22,7 @@ static struct {
     size_t got;           /* payload bytes seen so far (may exceed cap) */
     struct pmsg *done;    /* the claimed message, complete (metadata only) */
     unsigned gen;         /* this arming; a route holds it while landing */
+    int closed;           /* a matching message was queued: no landing */
 } s;
 static unsigned generation;
 
@@ -39,6 +40,20 @@ void pvmi_sink_arm(int src, int tag, int ctx, int bytes_only, void *buf, size_t 
 }
 
 int pvmi_sink_landing(void) { return s.armed && s.landing; }
+
+static int matches(int src, int tag, int ctx)
+{
+    return (s.src == -1 || s.src == src) && (s.tag == -1 || s.tag == tag) && s.ctx == ctx;
+}
+
+/* A message went to the receive queue.  If precv could take it, no later
+ * message may land: precv must take the queued one first (it may have been
+ * on its way before precv was called), or per-pair order would break. */
+void pvmi_sink_saw(const struct pmsg *m)
+{
+    if (s.armed && matches(m->src, m->tag, m->ctx))
+        s.closed = 1;
+}
 
 struct pmsg *pvmi_sink_take(void)
 {
@@ -58,9 +73,7 @@ void pvmi_sink_disarm(void)
 /* Returns a nonzero token if the message starting now should land. */
 unsigned pvmi_sink_claim(int src, int tag, int ctx, uint32_t encword)
 {
-    if (!s.armed || s.landing || s.done)
-        return 0;
-    if ((s.src != -1 && s.src != src) || (s.tag != -1 && s.tag != tag) || s.ctx != ctx)
+    if (!s.armed || s.landing || s.done || s.closed || !matches(src, tag, ctx))
         return 0;
     /* XDR numbers must be decoded by precv; everything else is a copy. */
     if (encword == PVM_ENC_XDR && !s.bytes_only)

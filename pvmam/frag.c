@@ -200,15 +200,20 @@ void pvmam_frag_handler(const am_token_t *tok, void *data, size_t len)
     if (flags & F_SOM) {
         if (len < HDR_FIRST)
             return;
-        if (p->rm)   /* the previous message never ended: protocol error */
+        if (p->rm) {   /* the previous message never ended: protocol error */
+            pvmam_log("t%x: message cut short (%zu of %zu bytes); dropped", p->tid,
+                      p->roff, p->rtotal);
             drop_partial(p);
+        }
         if (start_msg(p, h) < 0)
             return;
         h += HDR_FIRST;
         len -= HDR_FIRST;
     } else {
-        if (!p->rm)
+        if (!p->rm) {
+            pvmam_log("t%x: fragment without a message start; dropped", p->tid);
             return;
+        }
         h += HDR_NEXT;
         len -= HDR_NEXT;
     }

@@ -34,3 +34,11 @@ TESTS += tests/integration/suite-off.sh tests/integration/suite-tcp.sh \
 EXTRA_DIST += tests/integration/suite.sh tests/integration/suite-off.sh \
 	tests/integration/suite-tcp.sh tests/integration/suite-udp.sh \
 	tests/integration/ampath.sh tests/integration/ampath.c
+
+# PVM over AM/udp with real loss (a network namespace and nftables).
+check_PROGRAMS += tests/integration/pvmloss_am
+tests_integration_pvmloss_am_SOURCES = tests/integration/pvmloss.c
+tests_integration_pvmloss_am_LDADD = libpvm3am.la
+tests_integration_pvmloss_am_LDFLAGS = -no-install
+TESTS += tests/integration/pvmloss.sh
+EXTRA_DIST += tests/integration/pvmloss.sh
