@@ -168,6 +168,8 @@ int am_shutdown(am_interface_t *ifc)
         return AM_ERR_INVAL;
     /* let outstanding requests finish, bounded by the dead-peer limit */
     uint64_t limit = amx_now_us() + ifc->cfg.timeout_max_us;
+    for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next)
+        amx_pay_owed(ifc, ep);   /* peers wait for these */
     while (ifc->outstanding && amx_now_us() < limit)
         if (am_wait(ifc, 10) < 0)
             break;

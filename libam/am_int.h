@@ -2,13 +2,15 @@
  * am_int.h - libam internals: interfaces, endpoints, the wire header and
  * the transport ops table (thesis appendix C).
  *
- * Wire header (16 bytes, network order), in front of every AM:
+ * Wire header (24 bytes, network order), in front of every AM:
  *   u32 len      payload bytes that follow
  *   u32 seq      per-endpoint request number (a reply echoes it)
  *   u8  type     AMX_REQ, AMX_REP or AMX_HELLO (tcp connect)
  *   u8  inst     request instance (0..depth-1)
  *   u16 handler  address identifier; AMX_BLANK for a blank reply
  *   u32 magic    AMX_MAGIC: cheap rejection of stray packets
+ *   u32 pb_seq   with bit 0x100 of pb: a blank reply for the receiver's
+ *   u32 pb       request (pb & 0xff = inst, pb_seq) rides along
  *
  * Protocol (thesis section 5, plus ordering): a sender keeps at most
  * `depth` requests in flight per endpoint, one per instance; the reply
@@ -18,6 +20,12 @@
  * keep a copy of each request and retransmit it with a doubling timeout
  * until timeout_max, then the endpoint is dead.  Reliable transports
  * (tcp) keep no copies, timestamps or saved replies (thesis section 10).
+ *
+ * Blank replies are owed for a moment (AMX_ACK_DELAY_US) rather than sent
+ * at once: the next request to that peer carries it in its header, so a
+ * ping-pong costs one packet per message, as with raw sockets.  At most
+ * one is owed per endpoint (an older one is sent when a newer is owed);
+ * polling sends it when the delay is over, and waiting sends it first.
  */
 #ifndef LIBAM_AM_INT_H
 #define LIBAM_AM_INT_H
@@ -27,8 +35,9 @@
 #include <netinet/in.h>
 #include "am.h"
 
-#define AMX_HDR 16
-#define AMX_MAGIC 0x414d3031u   /* "AM01" */
+#define AMX_HDR 24
+#define AMX_MAGIC 0x414d3032u   /* "AM02" */
+#define AMX_ACK_DELAY_US 40
 #define AMX_REQ 1
 #define AMX_REP 2
 #define AMX_HELLO 3
@@ -40,6 +49,8 @@ struct amx_hdr {
     uint32_t len, seq;
     uint8_t type, inst;
     uint16_t handler;
+    uint8_t pb, pb_inst;     /* piggybacked blank reply (see above) */
+    uint32_t pb_seq;
 };
 
 /* A request instance on the sending side. */
@@ -78,6 +89,10 @@ struct am_endpoint {
     /* receiver */
     uint32_t expect_seq;
     struct amx_rslot rslot[AMX_MAX_DEPTH];
+    int owe;                       /* a blank reply is owed for ... */
+    uint8_t owe_inst;
+    uint32_t owe_seq;
+    uint64_t owe_deadline_us;
     /* transport state (tcp connection) */
     int fd;
     char *rx;                      /* tcp: buffer for the AM being read */
@@ -148,6 +163,7 @@ int amx_input(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, c
 int amx_parse(const void *buf, size_t len, struct amx_hdr *h);
 void amx_pack_hdr(char *buf, const struct amx_hdr *h);
 void amx_declare_dead(am_interface_t *ifc, am_endpoint_t *ep);
+void amx_pay_owed(am_interface_t *ifc, am_endpoint_t *ep);
 uint64_t amx_now_us(void);
 
 /* am_net.c: helpers shared by the socket transports. */

@@ -20,15 +20,16 @@ uint64_t amx_now_us(void)
 
 void amx_pack_hdr(char *b, const struct amx_hdr *h)
 {
-    uint32_t w[4] = { htonl(h->len), htonl(h->seq),
+    uint32_t w[6] = { htonl(h->len), htonl(h->seq),
                       htonl((uint32_t)h->type << 24 | (uint32_t)h->inst << 16 | h->handler),
-                      htonl(AMX_MAGIC) };
+                      htonl(AMX_MAGIC), htonl(h->pb_seq),
+                      htonl((h->pb ? 0x100u : 0) | h->pb_inst) };
     memcpy(b, w, AMX_HDR);
 }
 
 int amx_parse(const void *buf, size_t len, struct amx_hdr *h)
 {
-    uint32_t w[4];
+    uint32_t w[6];
     if (len < AMX_HDR)
         return AM_ERR_INVAL;
     memcpy(w, buf, AMX_HDR);
@@ -40,6 +41,10 @@ int amx_parse(const void *buf, size_t len, struct amx_hdr *h)
     h->type = (uint8_t)(x >> 24);
     h->inst = (uint8_t)(x >> 16);
     h->handler = (uint16_t)x;
+    h->pb_seq = ntohl(w[4]);
+    x = ntohl(w[5]);
+    h->pb = (x & 0x100) != 0;
+    h->pb_inst = (uint8_t)x;
     if (h->type < AMX_REQ || h->type > AMX_HELLO)
         return AM_ERR_INVAL;
     return AM_OK;
@@ -130,7 +135,17 @@ int am_request_vdata_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
     struct amx_slot *s = &ep->slot[i];
     struct amx_hdr h = { .len = (uint32_t)len, .seq = ep->next_seq, .type = AMX_REQ,
                          .inst = (uint8_t)i, .handler = (uint16_t)handler };
+    if (ep->owe) {   /* the blank reply we owe rides along */
+        h.pb = 1;
+        h.pb_inst = ep->owe_inst;
+        h.pb_seq = ep->owe_seq;
+    }
     int rc = send_am(ifc, ep, &h, iov, iovcnt, ifc->reliable ? NULL : &s->copy, &s->copy_len);
+    if (rc >= 0 && h.pb) {
+        ep->owe = 0;
+        ep->st.replies_sent++;
+        ifc->st.replies_sent++;
+    }
     if (rc < 0) {
         if (rc == AM_ERR_DEAD || rc == AM_ERR_SYS)
             amx_declare_dead(ifc, ep);
@@ -214,6 +229,25 @@ int am_reply(const am_token_t *tok, int handler, const void *data, size_t len)
 
 /* ---- input --------------------------------------------------------------- */
 
+/* Send the blank reply owed to ep now, if any. */
+void amx_pay_owed(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    if (!ep->owe)
+        return;
+    ep->owe = 0;
+    am_token_t tok = { .ifc = ifc, .ep = ep, .is_request = 1, .inst = ep->owe_inst,
+                       .seq = ep->owe_seq };
+    am_reply(&tok, AMX_BLANK, NULL, 0);
+}
+
+static void pay_due(am_interface_t *ifc, int all)
+{
+    uint64_t now = all ? 0 : amx_now_us();
+    for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next)
+        if (ep->owe && (all || ep->owe_deadline_us <= now))
+            amx_pay_owed(ifc, ep);
+}
+
 static void deliver(am_interface_t *ifc, am_endpoint_t *ep, uint8_t inst, uint32_t seq,
                     uint16_t handler, char *p, size_t len)
 {
@@ -232,8 +266,14 @@ static void deliver(am_interface_t *ifc, am_endpoint_t *ep, uint8_t inst, uint32
         ep->st.drops++;   /* unknown handler: still acknowledged */
         ifc->st.drops++;
     }
-    if (!tok.replied)
-        am_reply(&tok, AMX_BLANK, NULL, 0);
+    if (!tok.replied && !ep->dead) {
+        /* owe the blank reply: the next request to ep may carry it */
+        amx_pay_owed(ifc, ep);
+        ep->owe = 1;
+        ep->owe_inst = inst;
+        ep->owe_seq = seq;
+        ep->owe_deadline_us = amx_now_us() + AMX_ACK_DELAY_US;
+    }
 }
 
 static int on_request(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, char *p)
@@ -254,6 +294,13 @@ static int on_request(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_h
         if (r->replied && r->rep_seq == h->seq) {
             struct iovec v = { r->rep_pkt, r->rep_len };
             ifc->tr->send(ifc, ep, &v, 1);
+        } else if (!(ep->owe && ep->owe_seq == h->seq)) {
+            /* its blank reply rode on a request that was lost */
+            am_token_t tok = { .ifc = ifc, .ep = ep, .is_request = 1, .inst = h->inst,
+                               .seq = h->seq };
+            am_reply(&tok, AMX_BLANK, NULL, 0);
+        } else {
+            amx_pay_owed(ifc, ep);
         }
         return 0;
     }
@@ -325,8 +372,14 @@ int amx_input(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, c
 {
     if (ep->dead)
         return 0;
+    int n = 0;
+    if (h->pb && h->type == AMX_REQ) {
+        struct amx_hdr b = { .seq = h->pb_seq, .type = AMX_REP, .inst = h->pb_inst,
+                             .handler = AMX_BLANK };
+        n = on_reply(ifc, ep, &b, p);
+    }
     if (h->type == AMX_REQ)
-        return on_request(ifc, ep, h, p);
+        return n + on_request(ifc, ep, h, p);
     if (h->type == AMX_REP)
         return on_reply(ifc, ep, h, p);
     return 0;
@@ -367,15 +420,19 @@ int am_poll(am_interface_t *ifc)
     int n = ifc->tr->recv(ifc);
     if (!ifc->reliable)
         retransmit(ifc);
+    pay_due(ifc, 0);
     return n;
 }
 
 int am_next_timeout_ms(const am_interface_t *ifc)
 {
-    if (!ifc || ifc->reliable || !ifc->outstanding)
+    if (!ifc)
         return -1;
     uint64_t now = amx_now_us(), best = UINT64_MAX;
     for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next)
+        if (ep->owe && ep->owe_deadline_us < best)
+            best = ep->owe_deadline_us;
+    for (am_endpoint_t *ep = ifc->eps; !ifc->reliable && ifc->outstanding && ep; ep = ep->next)
         for (unsigned i = 0; ep->inflight && i < ifc->cfg.depth; i++)
             if (ep->slot[i].busy && ep->slot[i].deadline_us < best)
                 best = ep->slot[i].deadline_us;
@@ -402,6 +459,7 @@ int am_wait(am_interface_t *ifc, int timeout_ms)
             return 0;
         if (now - start < SPIN_US)
             continue;
+        pay_due(ifc, 1);   /* about to sleep: nobody else will carry them */
         int ms = timeout_ms < 0 ? -1 : (int)((end - now + 999) / 1000);
         int rt = am_next_timeout_ms(ifc);
         if (rt >= 0 && (ms < 0 || rt < ms))
