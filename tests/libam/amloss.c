@@ -108,6 +108,7 @@ int main(int argc, char **argv)
         printf("server: received %u, order errors %u, checksum errors %u, held back %llu, "
                "duplicates %llu\n", received, bad_order, bad_sum,
                (unsigned long long)st.reordered, (unsigned long long)st.duplicates);
+        am_shutdown(ifc);
         return received == (uint32_t)count && !bad_order && !bad_sum ? 0 : 1;
     }
     size_t max = am_max_payload(ifc);
@@ -128,6 +129,8 @@ int main(int argc, char **argv)
         if ((rc = am_request(ifc, 2, h, buf, len)) < 0) {
             fprintf(stderr, "request %d: %s\n", i, am_strerror(rc));
             put_file(dir, "client.done", "0");   /* let the server stop too */
+            free(buf);
+            am_shutdown(ifc);
             return 1;
         }
     }
@@ -139,5 +142,8 @@ int main(int argc, char **argv)
            count, (unsigned long long)st.retransmits, (unsigned long long)st.duplicates,
            am_outstanding(ifc));
     put_file(dir, "client.done", "1");
-    return am_outstanding(ifc) == 0 && st.retransmits > 0 ? 0 : 1;
+    int ok = am_outstanding(ifc) == 0 && st.retransmits > 0;
+    free(buf);
+    am_shutdown(ifc);
+    return ok ? 0 : 1;
 }
