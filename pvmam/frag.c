@@ -154,6 +154,8 @@ static void put_data(struct pvmam_peer *p, const char *d, size_t n)
 {
     if (n > p->rtotal - p->roff)
         n = p->rtotal - p->roff;    /* a lying sender cannot overrun us */
+    if (n == 0)
+        return;                     /* an empty message has no block */
     if (p->rtoken) {
         while (n > 0) {
             size_t room;
