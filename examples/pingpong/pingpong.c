@@ -5,6 +5,7 @@
  * master and slave pin themselves to different cores.
  *     pingpong MASTER slave-path [max-bytes] [seconds-per-size] [min-bytes]
  * prints "mode size half-rtt-us MB/s" lines, mode = packed | psend.
+ * With PINGPONG_DIRECT set, the master asks for PVM's direct route.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -75,6 +76,10 @@ int main(int argc, char **argv)
         return 2;
     }
     pin(0);
+    /* PINGPONG_DIRECT=1: ask for PVM's direct task-to-task route */
+    const char *direct = getenv("PINGPONG_DIRECT");
+    if (direct && *direct)
+        pvm_setopt(PvmRoute, PvmRouteDirect);
     int max = argc > 3 ? atoi(argv[3]) : 4 << 20;
     double secs = argc > 4 ? atof(argv[4]) : 0.15;
     int min = argc > 5 ? atoi(argv[5]) : 8;
