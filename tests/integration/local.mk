@@ -23,3 +23,7 @@ tests_integration_badinput_am_LDADD = libpvm3am.la
 tests_integration_badinput_am_LDFLAGS = -no-install
 TESTS += tests/integration/badinput.sh tests/integration/examples.sh
 EXTRA_DIST += tests/integration/badinput.sh tests/integration/examples.sh tests/integration/launch.c
+
+# MPBench suite smoke test (issue 6): runs, files and sane numbers, no timing.
+TESTS += tests/integration/mpbench.sh
+EXTRA_DIST += tests/integration/mpbench.sh
