@@ -270,6 +270,8 @@ static int pick(const char *list, const char *const *names, int count, int *on)
 {
     char *copy = strdup(list), *save = NULL;
     int rc = 0;
+    if (!copy)
+        return -1;
     memset(on, 0, sizeof *on * (size_t)count);
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int k;
