@@ -30,3 +30,26 @@ examples_ambench_ambench_LDADD = libam.la
 bench-am: examples/ambench/ambench
 	examples/ambench/ambench $(BENCH_ROUNDS)
 BENCH_TARGETS += bench-am
+
+# MPBench-style suite (issue 6): one source against both libraries, raw
+# socket baselines, and the driver that runs them all in one VM.
+noinst_PROGRAMS += examples/mpbench/mpbench_stock examples/mpbench/mpbench_am \
+	examples/mpbench/rawbench
+MPBENCH_COMMON = examples/mpbench/common.c examples/mpbench/common.h
+examples_mpbench_mpbench_stock_SOURCES = examples/mpbench/mpbench.c $(MPBENCH_COMMON)
+examples_mpbench_mpbench_stock_CPPFLAGS = -DMPB_LIB='"stock libpvm3"'
+examples_mpbench_mpbench_stock_LDADD = -lpvm3 -lm
+examples_mpbench_mpbench_am_SOURCES = examples/mpbench/mpbench.c $(MPBENCH_COMMON)
+examples_mpbench_mpbench_am_CPPFLAGS = -DMPB_LIB='"libpvm3am"'
+examples_mpbench_mpbench_am_LDADD = libpvm3am.la -lm
+examples_mpbench_mpbench_am_LDFLAGS = -no-install
+examples_mpbench_rawbench_SOURCES = examples/mpbench/rawbench.c $(MPBENCH_COMMON)
+examples_mpbench_rawbench_LDADD = -lm
+EXTRA_DIST += examples/mpbench/run.sh examples/mpbench/report.sh examples/mpbench/plot.sh
+
+MPBENCH_OUT ?= $(abs_top_builddir)/bench-out
+.PHONY: bench-mpbench
+bench-mpbench: examples/mpbench/mpbench_stock examples/mpbench/mpbench_am examples/mpbench/rawbench
+	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' PVMD='$(PVMD)' \
+	  BENCH_QUICK='$(BENCH_QUICK)' bash $(top_srcdir)/examples/mpbench/run.sh --out '$(MPBENCH_OUT)'
+BENCH_TARGETS += bench-mpbench

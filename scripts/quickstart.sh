@@ -1,6 +1,6 @@
 #!/bin/sh
 # One entry point for a newcomer and for CI:
-#   scripts/quickstart.sh bench   install deps, build, run the benchmark (the main job)
+#   scripts/quickstart.sh bench   install deps, build, run the MPBench comparison (the main job)
 #   scripts/quickstart.sh check   install deps, build, run the whole test suite
 # Extra arguments after the target are passed to make (e.g. QUICK=1).
 set -eu
@@ -21,6 +21,6 @@ check)
     make -j"${CHECK_JOBS:-1}" check "$@" || rc=$?
     sh scripts/test-summary.sh
     exit $rc ;;
-bench) exec make bench "$@" ;;
+bench) exec make bench-mpbench "$@" ;;
 *) exec make "$target" "$@" ;;
 esac

@@ -42,3 +42,7 @@ tests_integration_pvmloss_am_LDADD = libpvm3am.la
 tests_integration_pvmloss_am_LDFLAGS = -no-install
 TESTS += tests/integration/pvmloss.sh
 EXTRA_DIST += tests/integration/pvmloss.sh
+
+# MPBench suite smoke test (issue 6): runs, files and sane numbers, no timing.
+TESTS += tests/integration/mpbench.sh
+EXTRA_DIST += tests/integration/mpbench.sh

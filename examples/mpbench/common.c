@@ -1,0 +1,193 @@
+/*
+ * common.c - size list, clocks, pinning, statistics and output files
+ * shared by mpbench and rawbench.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "common.h"
+
+const char mpb_common_usage[] =
+    "  -m BYTES   largest size (powers of two from 8; default 1048576)\n"
+    "  -z         also measure 0 bytes\n"
+    "  -n N       N extra sizes between two powers of two (default 0)\n"
+    "  -s LIST    explicit sizes, comma-separated (overrides -m/-z/-n)\n"
+    "  -i N       timed iterations per point, at most (default 1000)\n"
+    "  -w N       warm-up iterations before timing (default 10)\n"
+    "  -r N       timed runs per point; the median is reported (default 3)\n"
+    "  -t SECS    time cap per timed run; lowers -i for slow points (default 0.1)\n"
+    "  -o DIR     write one two-column .dat file (size value) per test there\n"
+    "  -q         no progress on stderr\n"
+    "  -P         do not pin processes to cores\n";
+
+void mpb_opts_default(struct mpb_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->max = 1 << 20;
+    o->iters = 1000;
+    o->warm = 10;
+    o->repeats = 3;
+    o->tcap = 0.1;
+}
+
+int mpb_opt(struct mpb_opts *o, int c, const char *arg)
+{
+    switch (c) {
+    case 'm': o->max = atol(arg); return o->max >= 0 ? 1 : -1;
+    case 'z': o->zero = 1; return 1;
+    case 'n': o->points = atoi(arg); return o->points >= 0 && o->points < 16 ? 1 : -1;
+    case 's': o->list = arg; return 1;
+    case 'i': o->iters = atoi(arg); return o->iters > 0 ? 1 : -1;
+    case 'w': o->warm = atoi(arg); return o->warm >= 0 ? 1 : -1;
+    case 'r': o->repeats = atoi(arg); return o->repeats > 0 && o->repeats <= MPB_MAXREP ? 1 : -1;
+    case 't': o->tcap = atof(arg); return o->tcap > 0 ? 1 : -1;
+    case 'o': o->out = arg; return 1;
+    case 'q': o->quiet = 1; return 1;
+    case 'P': o->nopin = 1; return 1;
+    }
+    return 0;
+}
+
+static int add_size(struct mpb_opts *o, long n)
+{
+    if (n < 0 || n > (1L << 30) || o->nsizes >= MPB_MAXSIZES)
+        return -1;
+    if (o->nsizes == 0 || o->sizes[o->nsizes - 1] != n)
+        o->sizes[o->nsizes++] = n;
+    return 0;
+}
+
+int mpb_make_sizes(struct mpb_opts *o)
+{
+    o->nsizes = 0;
+    if (o->list) {
+        char *copy = strdup(o->list), *save = NULL;
+        int rc = copy ? 0 : -1;
+        for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t && !rc; t = strtok_r(NULL, ",", &save)) {
+            char *end;
+            long n = strtol(t, &end, 0);
+            rc = *end ? -1 : add_size(o, n);
+        }
+        free(copy);
+        return rc || o->nsizes == 0 ? -1 : 0;
+    }
+    if (o->zero && add_size(o, 0) < 0)
+        return -1;
+    for (long p = 8; p <= o->max; p *= 2) {
+        if (add_size(o, p) < 0)
+            return -1;
+        /* geometric steps, rounded to 8 bytes so doubles fit exactly */
+        for (int j = 1; j <= o->points && 2 * p <= o->max; j++) {
+            long n = lround(p * pow(2.0, (double)j / (o->points + 1)) / 8) * 8;
+            if (n > p && n < 2 * p && add_size(o, n) < 0)
+                return -1;
+        }
+    }
+    return o->nsizes ? 0 : -1;
+}
+
+double mpb_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+void mpb_pin(int cpu)
+{
+    cpu_set_t s;
+    CPU_ZERO(&s);
+    CPU_SET(cpu % mpb_ncpus(), &s);
+    sched_setaffinity(0, sizeof s, &s);
+}
+
+int mpb_ncpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+struct mpb_stat mpb_stats(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_d);
+    struct mpb_stat s = { n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, v[0], v[n - 1] };
+    return s;
+}
+
+int mpb_series_open(struct mpb_series *s, const struct mpb_opts *o, const char *name,
+                    const char *unit)
+{
+    s->name = name;
+    s->unit = unit;
+    s->dat = s->runs = NULL;
+    if (o->out) {
+        char path[4096];
+        if (mkdir(o->out, 0777) < 0 && errno != EEXIST)
+            return -1;
+        snprintf(path, sizeof path, "%s/%s.dat", o->out, name);
+        if (!(s->dat = fopen(path, "w")))
+            return -1;
+        snprintf(path, sizeof path, "%s/%s.runs", o->out, name);
+        if (!(s->runs = fopen(path, "w"))) {
+            fclose(s->dat);
+            return -1;
+        }
+    }
+    printf("\n# %s (%s): median of the timed runs, spread min..max\n", name, unit);
+    printf("%10s %14s %14s %14s %8s\n", "bytes", "median", "min", "max", "iters");
+    return 0;
+}
+
+void mpb_series_point(struct mpb_series *s, long size, double *v, int n, int iters)
+{
+    struct mpb_stat st = mpb_stats(v, n);
+    printf("%10ld %14.4g %14.4g %14.4g %8d\n", size, st.med, st.min, st.max, iters);
+    fflush(stdout);
+    if (s->dat) {
+        fprintf(s->dat, "%ld %.6g\n", size, st.med);
+        fflush(s->dat);
+        fprintf(s->runs, "%ld", size);
+        for (int i = 0; i < n; i++)
+            fprintf(s->runs, " %.6g", v[i]);
+        fprintf(s->runs, "\n");
+        fflush(s->runs);
+    }
+}
+
+void mpb_series_close(struct mpb_series *s)
+{
+    if (s->dat)
+        fclose(s->dat);
+    if (s->runs)
+        fclose(s->runs);
+    s->dat = s->runs = NULL;
+}
+
+void mpb_progress(const struct mpb_opts *o, const char *name, long size)
+{
+    if (!o->quiet)
+        fprintf(stderr, "\r%-24s %10ld bytes  ", name, size);
+}
+
+int mpb_iters_for(const struct mpb_opts *o, double warm_secs, int warm_iters)
+{
+    if (warm_iters <= 0 || warm_secs <= 0)
+        return o->iters;
+    double per = warm_secs / warm_iters;
+    double k = o->tcap / per;
+    if (k >= o->iters)
+        return o->iters;
+    return k < 2 ? 2 : (int)k;
+}

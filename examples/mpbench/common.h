@@ -1,0 +1,63 @@
+/*
+ * common.h - what mpbench and rawbench share: the size list, clocks,
+ * pinning, statistics over repeats and the output files (.dat + table).
+ */
+#ifndef MPB_COMMON_H
+#define MPB_COMMON_H
+
+#include <stdio.h>
+
+#define MPB_MAXSIZES 512
+#define MPB_MAXREP 64
+
+/* Options both programs understand (MPBench's, mostly). */
+struct mpb_opts {
+    long max;           /* -m: largest size in bytes */
+    int zero;           /* -z: also measure 0 bytes */
+    int points;         /* -n: extra sizes between two powers of two */
+    const char *list;   /* -s: explicit comma-separated sizes */
+    int iters;          /* -i: timed iterations per point (at most) */
+    int warm;           /* -w: warm-up iterations before timing */
+    int repeats;        /* -r: timed runs per point; median reported */
+    double tcap;        /* -t: seconds per timed run, caps -i */
+    const char *out;    /* -o: directory for .dat files */
+    int quiet;          /* -q: no progress on stderr */
+    int nopin;          /* -P: do not pin to cores */
+    long sizes[MPB_MAXSIZES];
+    int nsizes;
+};
+
+void mpb_opts_default(struct mpb_opts *o);
+/* Handles one of the common options; returns 1 if it was one, 0 if not,
+ * -1 on a bad value.  arg is the option's value. */
+int mpb_opt(struct mpb_opts *o, int c, const char *arg);
+/* Builds o->sizes from -m/-z/-n/-s; returns -1 if the list is bad. */
+int mpb_make_sizes(struct mpb_opts *o);
+extern const char mpb_common_usage[];
+
+double mpb_now(void);
+void mpb_pin(int cpu);
+int mpb_ncpus(void);
+
+/* Median, min and max of n values (sorts them). */
+struct mpb_stat { double med, min, max; };
+struct mpb_stat mpb_stats(double *v, int n);
+
+/* One measured series: a .dat file "size median", a .runs file "size
+ * run1 run2 ..." (every timed run, for the driver's statistics) and rows
+ * of the readable table on stdout. */
+struct mpb_series {
+    FILE *dat, *runs;
+    const char *name, *unit;
+};
+int mpb_series_open(struct mpb_series *s, const struct mpb_opts *o, const char *name,
+                    const char *unit);
+/* Reports the n timed runs v[] of one size (sorts them). */
+void mpb_series_point(struct mpb_series *s, long size, double *v, int n, int iters);
+void mpb_series_close(struct mpb_series *s);
+void mpb_progress(const struct mpb_opts *o, const char *name, long size);
+
+/* Iterations for a timed run, from the duration of the warm-up. */
+int mpb_iters_for(const struct mpb_opts *o, double warm_secs, int warm_iters);
+
+#endif

@@ -1,0 +1,72 @@
+#!/bin/sh
+# Smoke test of the MPBench suite, not timing-dependent: mpbench built
+# against both libraries and rawbench run tiny sizes (0 included) in a
+# private VM, then the driver runs a tiny comparison end to end.  Checks
+# that every .dat file exists with one sane value (finite, positive; 0
+# allowed for bandwidths of 0 bytes) per size, and that the driver writes
+# its table (and figures where gnuplot exists).
+. "$top_srcdir/tests/lib/pvmvm.sh"
+B=$top_builddir/examples/mpbench
+OUT=$(mktemp -d)
+vm_cleanup() { rm -rf "$OUT"; }
+SIZES=0,8,4096
+rc=0
+bad() { echo "FAILED: $*"; rc=1; }
+
+# file, expected number of lines
+check_dat() {
+    [ -s "$1" ] || { bad "$1 missing or empty"; return; }
+    awk -v want="$2" -v f="$1" '
+        { n++
+          if ($2 !~ /^[0-9.]+([eE][-+]?[0-9]+)?$/) { print f ": not a finite number: " $0; bad = 1 }
+          else if ($2 + 0 <= 0 && !($1 == 0 && f ~ /bandwidth/)) { print f ": not positive: " $0; bad = 1 }
+          if (NF != 2) { print f ": not two columns: " $0; bad = 1 } }
+        END { if (n != want) { print f ": " n " lines, want " want; bad = 1 }; exit bad }' "$1" || rc=1
+}
+
+vm_start || exit 99
+TESTS="latency roundtrip bandwidth bibandwidth broadcast reduce allreduce"
+for lib in stock am; do
+    echo "== mpbench_$lib"
+    if ! timeout 25 "$B/mpbench_$lib" -q -s $SIZES -i 4 -w 1 -r 2 -p 3 -o "$OUT/$lib" > "$OUT/$lib.txt"; then
+        bad "mpbench_$lib exited with an error"
+        cat "$OUT/$lib.txt"
+        continue
+    fi
+    for t in $TESTS; do
+        for v in psend pack; do
+            check_dat "$OUT/$lib/${t}_$v.dat" 3
+        done
+    done
+done
+echo "== mpbench_stock, direct route"
+timeout 20 "$B/mpbench_stock" -q -d -T latency,bandwidth -s 8,4096 -i 4 -w 1 -r 1 -o "$OUT/direct" > "$OUT/direct.txt" ||
+    bad "mpbench_stock -d exited with an error"
+check_dat "$OUT/direct/latency_psend.dat" 2
+check_dat "$OUT/direct/bandwidth_pack.dat" 2
+vm_stop
+
+echo "== rawbench"
+timeout 20 "$B/rawbench" -q -s 8,4096 -i 4 -w 1 -r 2 -o "$OUT/raw" > "$OUT/raw.txt" || bad "rawbench exited with an error"
+for t in tcp_latency udp_latency tcp_bandwidth; do
+    check_dat "$OUT/raw/$t.dat" 2
+done
+
+echo "== run.sh, tiny"
+if ! timeout 40 bash "$top_srcdir/examples/mpbench/run.sh" --out "$OUT/drv" --configs stock-default,am-off,raw \
+        --sizes 8,4096 --rounds 2 --reps 1 --tests latency,bandwidth -- -i 4 -w 1 > "$OUT/drv.txt" 2> "$OUT/drv.err"; then
+    bad "run.sh exited with an error"
+    cat "$OUT/drv.err"
+fi
+for s in stock-default_latency_psend am-off_bandwidth_pack raw-tcp_latency raw-tcp_bandwidth; do
+    check_dat "$OUT/drv/dat/$s.dat" 2
+done
+grep -q '^am-off  *psend' "$OUT/drv/summary.txt" || bad "summary table has no am-off row"
+grep -q '== latency_psend' "$OUT/drv/summary.txt" || bad "summary table has no latency table"
+if command -v gnuplot >/dev/null; then
+    for f in latency_psend bandwidth_pack; do
+        [ -s "$OUT/drv/$f.png" ] || bad "figure $f.png missing"
+    done
+fi
+[ $rc = 0 ] && echo "mpbench smoke test passed"
+exit $rc
