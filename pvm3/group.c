@@ -38,19 +38,20 @@ static int lookup(void)
 
 static int spawn_gs(void)
 {
-    static const char *const where[] = { "pvmgs", NULL, "/usr/lib/pvm3/bin/LINUX64/pvmgs",
-                                         "/usr/bin/pvmgs" };
-    char path[512];
+    /* the bare name (pvmd's exec path) first, as stock; then where the
+     * Debian package installs it */
+    char p1[512], p2[512];
     const char *root = getenv("PVM_ROOT"), *arch = getenv("PVM_ARCH");
-    snprintf(path, sizeof path, "%s/bin/%s/pvmgs", root && *root ? root : "/usr/lib/pvm3",
-             arch && *arch ? arch : "LINUX64");
+    root = root && *root ? root : "/usr/lib/pvm3";
+    snprintf(p1, sizeof p1, "%s/bin/%s/pvmgs", root, arch && *arch ? arch : "LINUX64");
+    snprintf(p2, sizeof p2, "%s/lib/pvmgs", root);
+    const char *const where[] = { "pvmgs", p1, p2, "/usr/bin/pvmgs" };
     int otid = pvmi.c_outtid, ttid = pvmi.c_trctid, ae = pvmi_autoerr;
     pvmi.c_outtid = pvmi.c_trctid = 0;
     pvmi_autoerr = 0;
     int tid = PvmNoFile;
     for (unsigned i = 0; i < sizeof where / sizeof where[0]; i++) {
-        const char *f = where[i] ? where[i] : path;
-        if (pvm_spawn((char *)f, NULL, PvmMppFront, NULL, 1, &tid) == 1)
+        if (pvm_spawn((char *)where[i], NULL, PvmMppFront, NULL, 1, &tid) == 1)
             break;
         if (tid != PvmNoFile)
             break;

@@ -63,18 +63,16 @@ static int recv_data(int src, int tag, int type, void *p, int count)
     return rc;
 }
 
-static int hostinfo(const char *group, int *coord, int *nmem, int *nhosts)
+/* Stock libgpvm3 exports this too: members on host_tid, their coordinator,
+ * and the number of hosts in the group. */
+int pvm_grphostinfo(char *group, int host, int *coord, int *nmem, int *nhosts)
 {
     struct pmsg *rep;
-    int host = pvmi.tid & PVMI_TIDHOST;
     int rc = pvmi_gs_call(group, GS_HOSTCHAR, &host, 1, &rep);
     if (rc < 0)
         return rc;
-    if ((rc = pvmi_get_int(rep, nhosts)) >= 0 && *nhosts >= 0 &&
-        (rc = pvmi_get_int(rep, nmem)) >= 0)
+    if ((rc = pvmi_get_int(rep, nhosts)) >= 0 && (rc = pvmi_get_int(rep, nmem)) >= 0)
         rc = pvmi_get_int(rep, coord);
-    if (rc >= 0 && *nhosts < 0)
-        rc = *nhosts;
     pmsg_free(rep);
     return rc;
 }
@@ -98,7 +96,7 @@ static int reduce(redfn f, void *data, int count, int type, int tag, char *group
     if (!work)
         return PvmNoMem;
     int coord = me, nmem = 1, nhosts = 1;
-    hostinfo(group, &coord, &nmem, &nhosts);   /* stock ignores errors too */
+    pvm_grphostinfo(group, me & PVMI_TIDHOST, &coord, &nmem, &nhosts);   /* stock ignores errors too */
     rc = 0;
     if (me == coord) {
         for (int i = nmem - 1; i > 0 && rc >= 0; i--) {

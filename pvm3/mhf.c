@@ -10,6 +10,7 @@
  * handlers in the same table, so a new key overlapping one of them is
  * refused with PvmExists, as is one overlapping another user handler.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include "lpvm.h"
 
@@ -122,3 +123,19 @@ void pvmi_mhf_clear(void)
     tab = NULL;
     ntab = 0;
 }
+
+/* Stock exports this debugging dump of the handler table and the Debian
+ * mhf_server example calls it; ours lists the user handlers only. */
+void pvmdisplaymhfinfo(char *who, char *msg, int tid)
+{
+    printf("\n%s t%x: Display Message Handler Information: %d user handlers\n",
+           who ? who : "", tid, ntab);
+    printf("%s t%x: %s\n", who ? who : "", tid, msg ? msg : "");
+    for (int i = 0; i < ntab; i++)
+        if (tab[i].used)
+            printf("  mhid %d: src t%x tag %d ctx %d\n", NSYS + i, tab[i].src, tab[i].tag,
+                   tab[i].ctx);
+}
+
+/* Stock's internal error reporter, also used by some example programs. */
+int lpvmerr(char *fn, int code) { return pvmi_err(fn, code); }
