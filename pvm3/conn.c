@@ -20,6 +20,7 @@ struct pvmi_state pvmi = {
     .pvmd = { .fd = -1, .peer = PVMI_TIDPVMD },
     .route = PvmAllowDirect,
     .autoerr = 1,
+    .showtids = 1,   /* stock default */
     .nsiblings = -1,
     .nextwid = 1,
 };
@@ -280,10 +281,15 @@ void pvmi_disconnect(void)
     pvmi_errtid = 0;
 }
 
+void pvmi_catchout_flush(void);   /* catchout.c */
+void pvmi_mhf_clear(void);        /* mhf.c */
+
 int pvm_exit(void)
 {
     if (pvmi.tid <= 0)
         return 0;
+    pvmi_catchout_flush();
+    pvmi_mhf_clear();
     if (!pvmi.dead) {
         struct pmsg *req = pvmi_xbuf(), *rep = NULL;
         if (req && pvmi_tm_call(TM_EXIT, req, &rep) == 0)

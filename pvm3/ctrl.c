@@ -38,6 +38,8 @@ static void siblings(struct pmsg *m)
     pvmi.nsiblings = n;
 }
 
+void pvmi_catchout_msg(struct pmsg *m);   /* catchout.c */
+
 void pvmi_ctrl(struct pmsg *m)
 {
     switch (m->tag) {
@@ -47,8 +49,11 @@ void pvmi_ctrl(struct pmsg *m)
     case TC_SIBLINGS:
         siblings(m);
         break;
+    case TC_OUTPUT:
+        pvmi_catchout_msg(m);
+        break;
     default:
-        /* TC_CONACK (we never ask), TC_TASKEXIT, TC_NOOP, TC_OUTPUT,
+        /* TC_CONACK (we never ask), TC_TASKEXIT, TC_NOOP,
          * trace settings: nothing to do for a task that neither opens
          * direct routes nor traces. */
         break;

@@ -4,6 +4,7 @@ PVM3_PACK_SOURCES =
 PVM3_CORE_SOURCES =
 include pvm3/pack.mk
 include pvm3/core.mk
+include pvm3/svc.mk
 
 lib_LTLIBRARIES += libpvm3am.la
 libpvm3am_la_SOURCES = $(PVM3_PACK_SOURCES) $(PVM3_CORE_SOURCES) $(PVMAM_SOURCES)

@@ -1,94 +1,314 @@
 /*
- * mbox.c - the message mailbox (pvm-protocol.md TM_DB): pvm_putinfo,
- * pvm_recvinfo and pvm_delinfo.  The pvmd keeps the entries; a stored
- * message travels in the pvm_pkmesg format.
+ * mbox.c - the message mailbox (TM_DB, pvm-protocol.md 6.2): pvm_putinfo,
+ * pvm_recvinfo, pvm_delinfo, pvm_getmboxinfo, the 3.3 calls pvm_insert,
+ * pvm_lookup, pvm_delete, and pvm_getnoresets.  Stored messages travel in
+ * the packed-message format of pvm_pkmesg (9.5).
  */
+#include <stdlib.h>
 #include <string.h>
 #include "lpvm.h"
 
-#define TMDB_PUT    1
-#define TMDB_REMOVE 2
-#define TMDB_GET    3
+/* Request header shared by every opcode. */
+static struct pmsg *db_req(int op, const char *name, int index, int flags)
+{
+    struct pmsg *req = pvmi_xbuf();
+    if (!req)
+        return NULL;
+    pvmi_put_int(req, op);
+    pvmi_put_int(req, pvmi.tid);
+    pvmi_put_str(req, name);
+    pvmi_put_int(req, index);
+    pvmi_put_int(req, flags);
+    return req;
+}
 
-static int db_request(int op, const char *name, int index, int flags,
-                      struct pmsg *data, struct pmsg **reply)
+/* Send req, return the first int of the reply (index or error); the reply
+ * itself in *rep when wanted. */
+static int db_call(struct pmsg *req, struct pmsg **rep)
+{
+    struct pmsg *r = NULL;
+    int rc = pvmi_tm_call(TM_DB, req, &r);
+    int v = PvmSysErr;
+    if (rc >= 0 && (rc = pvmi_get_int(r, &v)) >= 0)
+        rc = v;
+    if (rep && rc >= 0)
+        *rep = r;
+    else
+        pmsg_free(r);
+    return rc;
+}
+
+/* pvm_pkmesg / pvm_upkmesg work on the current buffers: borrow them. */
+static int pack_inner(struct pmsg *req, int mid)
+{
+    int save = pmsgi_set_sbuf(req->mid);
+    int ae = pvmi_autoerr;
+    pvmi_autoerr = 0;
+    int rc = pvm_pkmesg(mid);
+    pvmi_autoerr = ae;
+    pmsgi_set_sbuf(save);
+    return rc;
+}
+
+static struct pmsg *unpack_inner(struct pmsg *rep)
+{
+    int save = pmsgi_set_rbuf(rep->mid);
+    int ae = pvmi_autoerr;
+    pvmi_autoerr = 0;
+    int mid = pvm_upkmesg();
+    pvmi_autoerr = ae;
+    pmsgi_set_rbuf(save);
+    return mid > 0 ? pmsg_find(mid) : NULL;
+}
+
+int pvmi_mbox_put(const char *name, int index, int flags, int mid)
 {
     int rc = pvmi_beatask();
     if (rc < 0)
         return rc;
-    if (!name || !*name)
-        return PvmBadParam;
-    struct pmsg *req = pvmi_xbuf();
+    struct pmsg *req = db_req(TMDB_PUT, name, index, flags);
     if (!req)
         return PvmNoMem;
-    rc = pvmi_put_int(req, op);
-    if (rc >= 0) rc = pvmi_put_int(req, pvmi.tid);
-    if (rc >= 0) rc = pvmi_put_str(req, name);
-    if (rc >= 0) rc = pvmi_put_int(req, index);
-    if (rc >= 0) rc = pvmi_put_int(req, flags);
-    if (rc >= 0 && data) {   /* the message, as pvm_pkmesg writes it */
-        int save = pmsgi_set_sbuf(req->mid);
-        rc = pvm_pkmesg(data->mid);
-        pmsgi_set_sbuf(save);
-    }
+    rc = pack_inner(req, mid);
     if (rc >= 0)
-        rc = pvmi_tm_call(TM_DB, req, reply);
+        rc = db_call(req, NULL);
     pmsg_free(req);
     return rc;
 }
 
-/* The reply starts with the index or an error code. */
-static int reply_status(struct pmsg *rep, int *index)
+/* The stored message as a new buffer in *out (index returned). */
+int pvmi_mbox_get(const char *name, int index, int flags, struct pmsg **out)
 {
-    int rc = pvmi_get_int(rep, index);
+    *out = NULL;
+    int rc = pvmi_beatask();
     if (rc < 0)
-        return PvmBadMsg;
-    return *index < 0 ? *index : 0;
+        return rc;
+    struct pmsg *req = db_req(TMDB_GET, name, index, flags), *rep = NULL;
+    if (!req)
+        return PvmNoMem;
+    rc = db_call(req, &rep);
+    pmsg_free(req);
+    if (rc >= 0) {
+        if (!(*out = unpack_inner(rep)))
+            rc = PvmBadMsg;
+        pmsg_free(rep);
+    }
+    return rc;
+}
+
+static int mbox_del(const char *name, int index, int flags)
+{
+    int rc = pvmi_beatask();
+    if (rc < 0)
+        return rc;
+    struct pmsg *req = db_req(TMDB_REMOVE, name, index, flags);
+    if (!req)
+        return PvmNoMem;
+    rc = db_call(req, NULL);
+    pmsg_free(req);
+    return rc;
+}
+
+/* Stock reports some expected outcomes only through pvm_errno. */
+static int quiet(const char *fn, int rc, int ok1, int ok2)
+{
+    if (rc < 0 && (rc == ok1 || rc == ok2)) {
+        pvm_errno = rc;
+        return rc;
+    }
+    return pvmi_err(fn, rc);
 }
 
 int pvm_putinfo(char *name, int mid, int flags)
 {
-    struct pmsg *m = pmsg_find(mid);
-    if (mid <= 0 || !m)
+    if (!name || !*name)
+        return pvmi_err("pvm_putinfo", PvmBadParam);
+    if (mid <= 0 || !pmsg_find(mid))
         return pvmi_err("pvm_putinfo", mid <= 0 ? PvmBadParam : PvmNoSuchBuf);
-    struct pmsg *rep = NULL;
-    int index = -1;
-    int rc = db_request(TMDB_PUT, name, -1, flags, m, &rep);
-    if (rc >= 0)
-        rc = reply_status(rep, &index);
-    pmsg_free(rep);
-    return rc < 0 ? pvmi_err("pvm_putinfo", rc) : index;
+    int rc = pvmi_mbox_put(name, -1, flags, mid);
+    return quiet("pvm_putinfo", rc, PvmDenied, PvmExists);
 }
 
 int pvm_recvinfo(char *name, int index, int flags)
 {
-    struct pmsg *rep = NULL;
-    int got = -1;
-    int rc = db_request(TMDB_GET, name, index, flags, NULL, &rep);
-    if (rc >= 0)
-        rc = reply_status(rep, &got);
-    if (rc >= 0) {
-        /* unpack the stored message from the reply, keeping the user's
-         * receive buffer as it was */
-        int save = pmsgi_set_rbuf(rep->mid);
-        rc = pvm_upkmesg();
-        pmsgi_set_rbuf(save);
-    }
-    pmsg_free(rep);
-    if (rc == PvmNotFound)   /* a normal answer, not worth a message */
-        return rc;
-    return rc < 0 ? pvmi_err("pvm_recvinfo", rc) : rc;
+    if (!name || !*name || index < 0)
+        return pvmi_err("pvm_recvinfo", PvmBadParam);
+    int rc = pvmi_beatask();
+    if (rc < 0)
+        return pvmi_err("pvm_recvinfo", rc);
+    pmsg_set_rbuf_free_old(NULL);   /* like a receive, the old buffer goes */
+    struct pmsg *m;
+    rc = pvmi_mbox_get(name, index, flags, &m);
+    if (rc < 0)
+        return quiet("pvm_recvinfo", rc, PvmNotFound, PvmNotFound);
+    pmsg_set_rbuf_free_old(m);
+    return m->mid;
 }
 
 int pvm_delinfo(char *name, int index, int flags)
 {
-    struct pmsg *rep = NULL;
-    int got = -1;
-    int rc = db_request(TMDB_REMOVE, name, index, flags, NULL, &rep);
-    if (rc >= 0)
-        rc = reply_status(rep, &got);
+    if (!name || !*name || index < 0)
+        return pvmi_err("pvm_delinfo", PvmBadParam);
+    return quiet("pvm_delinfo", mbox_del(name, index, flags), PvmDenied, PvmNotFound);
+}
+
+static struct pvmmboxinfo *clist;
+static int nclist;
+
+static void free_list(void)
+{
+    for (int i = 0; i < nclist; i++) {
+        free(clist[i].mi_name);
+        free(clist[i].mi_indices);
+        free(clist[i].mi_owners);
+        free(clist[i].mi_flags);
+    }
+    free(clist);
+    clist = NULL;
+    nclist = 0;
+}
+
+int pvm_getmboxinfo(char *pattern, int *nclasses, struct pvmmboxinfo **classes)
+{
+    free_list();
+    int rc = pvmi_beatask();
+    if (rc < 0)
+        return pvmi_err("pvm_getmboxinfo", rc);
+    struct pmsg *req = db_req(TMDB_NAMES, pattern ? pattern : "", 0, 0), *rep = NULL;
+    if (!req)
+        return pvmi_err("pvm_getmboxinfo", PvmNoMem);
+    rc = db_call(req, &rep);
+    pmsg_free(req);
+    if (rc < 0)
+        return pvmi_err("pvm_getmboxinfo", rc);
+    int n;
+    rc = pvmi_get_int(rep, &n);
+    if (rc >= 0 && (n < 0 || (size_t)n * 8 > pmsg_unread(rep)))
+        rc = PvmBadMsg;
+    if (rc >= 0 && !(clist = calloc((size_t)n + 1, sizeof *clist)))
+        rc = PvmNoMem;
+    for (int i = 0; rc >= 0 && i < n; i++) {
+        struct pvmmboxinfo *c = &clist[i];
+        nclist = i + 1;
+        int k;
+        if (!(c->mi_name = pvmi_get_strdup(rep)) || pvmi_get_int(rep, &k) < 0 ||
+            k < 0 || (size_t)k * 12 > pmsg_unread(rep)) {
+            rc = PvmBadMsg;
+            break;
+        }
+        c->mi_nentries = k;
+        c->mi_indices = malloc(sizeof(int) * (size_t)(k + 1));
+        c->mi_owners = malloc(sizeof(int) * (size_t)(k + 1));
+        c->mi_flags = malloc(sizeof(int) * (size_t)(k + 1));
+        if (!c->mi_indices || !c->mi_owners || !c->mi_flags) {
+            rc = PvmNoMem;
+            break;
+        }
+        for (int j = 0; j < k; j++) {
+            pvmi_get_int(rep, &c->mi_indices[j]);
+            pvmi_get_int(rep, &c->mi_owners[j]);
+            pvmi_get_int(rep, &c->mi_flags[j]);
+        }
+    }
     pmsg_free(rep);
-    if (rc == PvmNotFound)
-        return rc;
-    return rc < 0 ? pvmi_err("pvm_delinfo", rc) : 0;
+    if (rc < 0) {
+        free_list();
+        return pvmi_err("pvm_getmboxinfo", rc);
+    }
+    /* the AM route's own entries ("pvmam.<tid>": addresses) are not the
+     * user's business; stock tasks listing the mailbox do see them */
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        struct pvmmboxinfo *c = &clist[i];
+        if (strncmp(c->mi_name, "pvmam.", 6)) {
+            clist[kept++] = *c;
+            continue;
+        }
+        free(c->mi_name);
+        free(c->mi_indices);
+        free(c->mi_owners);
+        free(c->mi_flags);
+    }
+    memset(clist + kept, 0, sizeof *clist * (size_t)(n - kept));
+    n = kept;
+    nclist = n;
+    if (nclasses)
+        *nclasses = n;
+    if (classes)
+        *classes = clist;
+    return 0;
+}
+
+/* ---- PVM 3.3 database calls, on top of the mailbox ---------------------- */
+
+int pvm_insert(char *name, int req, int data)
+{
+    if (!name || !*name || req < -1)
+        return pvmi_err("pvm_insert", PvmBadParam);
+    struct pmsg *m = pmsg_new(PvmDataDefault);
+    if (!m)
+        return pvmi_err("pvm_insert", PvmNoMem);
+    pvmi_put_int(m, data);
+    int rc = pvmi_mbox_put(name, req, PvmMboxMultiInstance | PvmMboxPersistent, m->mid);
+    pmsg_free(m);
+    return quiet("pvm_insert", rc, PvmDupEntry, PvmDupEntry);
+}
+
+int pvm_lookup(char *name, int req, int *datap)
+{
+    if (!name || !*name || req < -1)
+        return pvmi_err("pvm_lookup", PvmBadParam);
+    int flags = PvmMboxDefault;
+    if (req < 0) {
+        flags |= PvmMboxFirstAvail;
+        req = 0;
+    }
+    struct pmsg *m;
+    int rc = pvmi_mbox_get(name, req, flags, &m);
+    if (rc >= 0) {
+        pmsg_rewind(m);
+        if (datap)
+            pvmi_get_int(m, datap);
+        pmsg_free(m);
+    }
+    return quiet("pvm_lookup", rc, PvmNoEntry, PvmNoEntry);
+}
+
+int pvm_delete(char *name, int req)
+{
+    if (!name || !*name || req < 0)
+        return pvmi_err("pvm_delete", PvmBadParam);
+    return quiet("pvm_delete", mbox_del(name, req, PvmMboxDefault), PvmNoEntry, PvmNoEntry);
+}
+
+/* Tasks that asked not to be reset (class PVMNORESETCLASS, one int each). */
+int pvm_getnoresets(int **tids, int *ntids)
+{
+    static int *list;
+    static int cap;
+    int n = 0;
+    for (int index = 0;; index++) {
+        struct pmsg *m;
+        int got = pvmi_mbox_get(PVMNORESETCLASS, index, PvmMboxFirstAvail, &m);
+        if (got < 0)
+            break;
+        if (n == cap) {
+            int *l = realloc(list, sizeof *l * (size_t)(cap ? cap * 2 : 16));
+            if (!l) {
+                pmsg_free(m);
+                break;
+            }
+            list = l;
+            cap = cap ? cap * 2 : 16;
+        }
+        pmsg_rewind(m);
+        pvmi_get_int(m, &list[n++]);
+        pmsg_free(m);
+        index = got;
+    }
+    if (tids)
+        *tids = list;
+    if (ntids)
+        *ntids = n;
+    return 0;
 }

@@ -59,6 +59,9 @@ int pvmi_daemon_fd(void);
 /* Nonzero when a route may make its own daemon requests (mailbox lookups)
  * now: not while the library waits for another request's reply. */
 int pvmi_route_may_request(void);
+/* Mailbox access that leaves the user's buffers alone (mbox.c): the
+ * stored message as a new buffer in *out (caller frees), or an error. */
+int pvmi_mbox_get(const char *name, int index, int flags, struct pmsg **out);
 /* Wait for input on every source, at most timeout_ms (-1: forever);
  * >= 0 messages delivered or a PVM error code. */
 int pvmi_progress(int timeout_ms);

@@ -13,6 +13,8 @@
 
 int pvmi_tm_take_reply(struct pmsg *m);
 int pvmi_tm_busy(void);
+int pvmi_mhf_match(const struct pmsg *m);   /* mhf.c */
+void pvmi_mhf_run(struct pmsg *m);
 
 static struct pmsg *qhead, *qtail;          /* user receive queue */
 static struct pmsg *chead, *ctail;          /* control work, deferred */
@@ -47,6 +49,11 @@ void pvmi_deliver(struct pmsg *m)
     }
     if (pvmi_routes_filter(m))
         return;
+    if (pvmi_mhf_match(m)) {
+        /* user message handler: runs at the safe point, like control */
+        append(&chead, &ctail, m);
+        return;
+    }
     append(&qhead, &qtail, m);
     pvmi_sink_saw(m);
     ndelivered++;
@@ -102,8 +109,12 @@ static void run_control(void)
         if (!chead)
             ctail = NULL;
         m->qnext = m->qprev = NULL;
-        pvmi_ctrl(m);
-        pmsg_free(m);
+        if (m->ctx == SYSCTX_TC && m->tag >= TC_FIRST && m->tag <= TC_LAST) {
+            pvmi_ctrl(m);
+            pmsg_free(m);
+        } else {
+            pvmi_mhf_run(m);
+        }
     }
 }
 

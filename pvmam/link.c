@@ -100,17 +100,19 @@ void pvmam_unpublish(void)
     pvm_delinfo(name, 0, PvmMboxDefault);
 }
 
-/* 1 found (p->addr set), 0 not there, <0 error. */
+/* 1 found (p->addr set), 0 not there, <0 error.  The user's receive
+ * buffer is left alone (pvm_recvinfo would replace it). */
 static int lookup(struct pvmam_peer *p)
 {
     char name[32];
     mbox_name(name, sizeof name, p->tid);
-    int mid = pvm_recvinfo(name, 0, PvmMboxDefault);
-    if (mid < 0)
-        return mid == PvmNotFound ? 0 : mid;
-    int old = pvm_setrbuf(mid);
+    struct pmsg *m = NULL;
+    int rc = pvmi_mbox_get(name, 0, PvmMboxDefault, &m);
+    if (rc < 0)
+        return rc == PvmNotFound ? 0 : rc;
+    int old = pvm_setrbuf(m->mid);
     int n = -1;
-    int rc = pvm_upkint(&n, 1, 1);
+    rc = pvm_upkint(&n, 1, 1);
     if (rc >= 0 && (n <= 0 || (size_t)n >= sizeof p->addr))
         rc = PvmBadMsg;
     if (rc >= 0)
@@ -118,7 +120,7 @@ static int lookup(struct pvmam_peer *p)
     if (rc >= 0)
         p->addr[n] = '\0';
     pvm_setrbuf(old);
-    pvm_freebuf(mid);
+    pmsg_free(m);
     return rc < 0 ? rc : 1;
 }
 

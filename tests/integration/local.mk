@@ -46,3 +46,16 @@ EXTRA_DIST += tests/integration/pvmloss.sh
 # MPBench suite smoke test (issue 6): runs, files and sane numbers, no timing.
 TESTS += tests/integration/mpbench.sh
 EXTRA_DIST += tests/integration/mpbench.sh
+
+# Services (notify, mailbox, handlers, hosts, groups over pvmgs, catchout):
+# the stock build also links libgpvm3.
+check_PROGRAMS += tests/integration/svc_stock tests/integration/svc_am
+tests_integration_svc_stock_SOURCES = tests/integration/svc.c
+tests_integration_svc_stock_CPPFLAGS =
+tests_integration_svc_stock_LDADD = -lgpvm3 -lpvm3
+tests_integration_svc_am_SOURCES = tests/integration/svc.c
+tests_integration_svc_am_CPPFLAGS =
+tests_integration_svc_am_LDADD = libpvm3am.la
+tests_integration_svc_am_LDFLAGS = -no-install
+# svc.sh and examples-svc.sh run inside suite.sh, once per transport.
+EXTRA_DIST += tests/integration/svc.sh tests/integration/examples-svc.sh

@@ -1,0 +1,31 @@
+/*
+ * group.h - pvm3 internal: the client side of the dynamic group server
+ * pvmgs (pvm-protocol.md 10), shared by group.c (membership, barrier,
+ * broadcast) and group_coll.c (reduce, gather, scatter).
+ */
+#ifndef PVM3_GROUP_H
+#define PVM3_GROUP_H
+
+#include "lpvm.h"
+
+/* pvmgs request codes (message tags in context SYSCTX_DG). */
+enum {
+    GS_JOIN = 1, GS_LEAVE = 2, GS_BARRIER = 3, GS_BCAST = 4, GS_GETINST = 5,
+    GS_GETTID = 6, GS_GSIZE = 7, GS_TIDLIST = 12, GS_STATICGROUP = 13,
+    GS_HOSTCHAR = 14
+};
+
+/* Ask pvmgs (found or started on first use); the reply in *rep. */
+int pvmi_gs_call(const char *group, int req, const int *args, int nargs, struct pmsg **rep);
+/* One-int query (JOIN, LEAVE, BARRIER, GETINST, GETTID, GSIZE, ...). */
+int pvmi_gs_int(const char *group, int req, const int *args, int nargs);
+/* Member tids in instance order (BCAST: current members, TIDLIST: no
+ * holes allowed); *tids is malloc'd. */
+int pvmi_gs_tids(const char *group, int req, int **tids, int *ntids);
+
+/* Wait for a message from src (-1 any) with tag in context ctx. */
+int pvmi_grp_recv(int src, int tag, int ctx, struct pmsg **out);
+/* Send m to dst with tag in context ctx (m stays the caller's). */
+int pvmi_grp_send(int dst, int tag, int ctx, struct pmsg *m);
+
+#endif /* PVM3_GROUP_H */

@@ -1,0 +1,193 @@
+/*
+ * group_coll.c - pvm_reduce, pvm_gather, pvm_scatter, moving data exactly
+ * as stock libgpvm3 does so stock and libpvm3am members can mix: XDR
+ * messages with the caller's tag in context SYSCTX_DG.
+ *   reduce:  members send to their host's coordinator (named by pvmgs,
+ *            HOSTCHAR), which folds them in with the function and sends the
+ *            result on to the root unless it is the root; the root folds in
+ *            one message per other host.
+ *   gather:  every member sends to the root, which takes them in instance
+ *            order (TIDLIST, no holes allowed).
+ *   scatter: the root sends slice i to instance i.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "group.h"
+#include "pack.h"
+
+/* Element size and codec type of a PVM data type; 0 if unsupported. */
+static int dtype(int t, enum pvmi_type *pt)
+{
+    static const struct { int pvm; enum pvmi_type t; int size; } map[] = {
+        { PVM_STR, PVMI_BYTE, 1 }, { PVM_BYTE, PVMI_BYTE, 1 },
+        { PVM_SHORT, PVMI_SHORT, sizeof(short) }, { PVM_INT, PVMI_INT, sizeof(int) },
+        { PVM_LONG, PVMI_LONG, sizeof(long) }, { PVM_FLOAT, PVMI_FLOAT, sizeof(float) },
+        { PVM_DOUBLE, PVMI_DOUBLE, sizeof(double) },
+        { PVM_CPLX, PVMI_CPLX, 2 * sizeof(float) },
+        { PVM_DCPLX, PVMI_DCPLX, 2 * sizeof(double) },
+    };
+    for (unsigned i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (map[i].pvm == t) {
+            *pt = map[i].t;
+            return map[i].size;
+        }
+    return 0;
+}
+
+/* PVM_STR is packed as one string, as stock's pkstr/upkstr choice does. */
+static int send_data(int dst, int tag, int type, const void *p, int count)
+{
+    enum pvmi_type t = PVMI_BYTE;
+    dtype(type, &t);
+    struct pmsg *m = pmsg_new(PvmDataDefault);
+    if (!m)
+        return PvmNoMem;
+    int rc = type == PVM_STR ? pvmi_codec_xdr.pkstr(m, p)
+                             : pvmi_codec_xdr.pk(m, t, p, count, 1);
+    if (rc >= 0)
+        rc = pvmi_grp_send(dst, tag, SYSCTX_DG, m);
+    pmsg_free(m);
+    return rc;
+}
+
+static int recv_data(int src, int tag, int type, void *p, int count)
+{
+    enum pvmi_type t = PVMI_BYTE;
+    dtype(type, &t);
+    struct pmsg *m;
+    int rc = pvmi_grp_recv(src, tag, SYSCTX_DG, &m);
+    if (rc < 0)
+        return rc;
+    rc = type == PVM_STR ? pvmi_codec_xdr.upkstr(m, p) : pvmi_codec_xdr.upk(m, t, p, count, 1);
+    pmsg_free(m);
+    return rc;
+}
+
+/* Stock libgpvm3 exports this too: members on host_tid, their coordinator,
+ * and the number of hosts in the group. */
+int pvm_grphostinfo(char *group, int host, int *coord, int *nmem, int *nhosts)
+{
+    struct pmsg *rep;
+    int rc = pvmi_gs_call(group, GS_HOSTCHAR, &host, 1, &rep);
+    if (rc < 0)
+        return rc;
+    if ((rc = pvmi_get_int(rep, nhosts)) >= 0 && (rc = pvmi_get_int(rep, nmem)) >= 0)
+        rc = pvmi_get_int(rep, coord);
+    pmsg_free(rep);
+    return rc;
+}
+
+typedef void (*redfn)(int *, void *, void *, int *, int *);
+
+static int reduce(redfn f, void *data, int count, int type, int tag, char *group, int rootinst)
+{
+    enum pvmi_type t = PVMI_BYTE;
+    int size, me = pvmi.tid, rc;
+    if (!data || count <= 0 || !f)
+        return PvmBadParam;
+    if ((rc = pvmi_gs_int(group, GS_GETINST, &me, 1)) < 0)
+        return rc;
+    int root = pvmi_gs_int(group, GS_GETTID, &rootinst, 1);
+    if (root < 0)
+        return root;
+    if (!(size = dtype(type, &t)))
+        return PvmBadParam;
+    char *work = malloc((size_t)count * (size_t)size);
+    if (!work)
+        return PvmNoMem;
+    int coord = me, nmem = 1, nhosts = 1;
+    pvm_grphostinfo(group, me & PVMI_TIDHOST, &coord, &nmem, &nhosts);   /* stock ignores errors too */
+    rc = 0;
+    if (me == coord) {
+        for (int i = nmem - 1; i > 0 && rc >= 0; i--) {
+            if ((rc = recv_data(-1, tag, type, work, count)) >= 0)
+                f(&type, data, work, &count, &rc);
+        }
+    } else {
+        rc = send_data(coord, tag, type, data, count);
+    }
+    if (rc >= 0 && me == coord && me != root)
+        rc = send_data(root, tag, type, data, count);
+    if (rc >= 0 && me == root) {
+        if (me != coord)
+            rc = recv_data(coord, tag, type, data, count);
+        for (int i = nhosts - 1; i > 0 && rc >= 0; i--)
+            if ((rc = recv_data(-1, tag, type, work, count)) >= 0)
+                f(&type, data, work, &count, &rc);
+    }
+    free(work);
+    return rc < 0 ? rc : 0;
+}
+
+int pvm_reduce(void (*f)(int *, void *, void *, int *, int *), void *data, int count,
+               int datatype, int tag, char *group, int root)
+{
+    int rc = pvmi_beatask();
+    if (rc >= 0)
+        rc = reduce(f, data, count, datatype, tag, group, root);
+    return pvmi_err("pvm_reduce", rc);
+}
+
+int pvm_gather(void *result, void *data, int count, int datatype, int tag, char *group,
+               int rootinst)
+{
+    enum pvmi_type t = PVMI_BYTE;
+    int me = pvmi_beatask(), size, n, *tids = NULL;
+    if (me < 0)
+        return pvmi_err("pvm_gather", me);
+    me = pvmi.tid;
+    if (!data || count <= 0 || !(size = dtype(datatype, &t)))
+        return pvmi_err("pvm_gather", PvmBadParam);
+    int root = pvmi_gs_int(group, GS_GETTID, &rootinst, 1);
+    if (root < 0)
+        return pvmi_err("pvm_gather", root);
+    int inst = pvmi_gs_int(group, GS_GETINST, &me, 1);
+    if (inst < 0)
+        return pvmi_err("pvm_gather", inst);
+    if (inst != rootinst)
+        return pvmi_err("pvm_gather", send_data(root, tag, datatype, data, count));
+    if (!result)
+        return pvmi_err("pvm_gather", PvmBadParam);
+    int rc = pvmi_gs_tids(group, GS_TIDLIST, &tids, &n);
+    size_t slice = (size_t)size * (size_t)count;
+    for (int i = 0; rc >= 0 && i < n; i++) {
+        if (i == inst)
+            memcpy((char *)result + i * slice, data, slice);
+        else
+            rc = recv_data(tids[i], tag, datatype, (char *)result + i * slice, count);
+    }
+    free(tids);
+    return pvmi_err("pvm_gather", rc < 0 ? rc : 0);
+}
+
+int pvm_scatter(void *result, void *data, int count, int datatype, int tag, char *group,
+                int rootinst)
+{
+    enum pvmi_type t = PVMI_BYTE;
+    int me = pvmi_beatask(), size, n, *tids = NULL;
+    if (me < 0)
+        return pvmi_err("pvm_scatter", me);
+    me = pvmi.tid;
+    if (!result || count <= 0 || !(size = dtype(datatype, &t)))
+        return pvmi_err("pvm_scatter", PvmBadParam);
+    int root = pvmi_gs_int(group, GS_GETTID, &rootinst, 1);
+    if (root < 0)
+        return pvmi_err("pvm_scatter", root);
+    int inst = pvmi_gs_int(group, GS_GETINST, &me, 1);
+    if (inst < 0)
+        return pvmi_err("pvm_scatter", inst);
+    if (inst != rootinst)
+        return pvmi_err("pvm_scatter", recv_data(root, tag, datatype, result, count));
+    if (!data)
+        return pvmi_err("pvm_scatter", PvmBadParam);
+    int rc = pvmi_gs_tids(group, GS_TIDLIST, &tids, &n);
+    size_t slice = (size_t)size * (size_t)count;
+    for (int i = 0; rc >= 0 && i < n; i++) {
+        if (i == inst)
+            memcpy(result, (char *)data + i * slice, slice);
+        else
+            rc = send_data(tids[i], tag, datatype, (char *)data + i * slice, count);
+    }
+    free(tids);
+    return pvmi_err("pvm_scatter", rc < 0 ? rc : 0);
+}

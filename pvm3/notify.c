@@ -1,0 +1,47 @@
+/*
+ * notify.c - pvm_notify (TM_NOTIFY, pvm-protocol.md 6.2 and 7.1).  The
+ * request has no reply; the pvmd later sends the notification as an
+ * ordinary message with the caller's context and tag, so it reaches the
+ * receive queue like any other message.
+ */
+#include "lpvm.h"
+
+int pvm_notify(int what, int code, int count, int *vals)
+{
+    int rc = pvmi_beatask();
+    if (rc < 0)
+        return pvmi_err("pvm_notify", rc);
+    int kind = what & ~PvmNotifyCancel;
+    int ntids = count;
+    if (code < 0 && !pvmi.resvtids)
+        return pvmi_err("pvm_notify", PvmBadParam);
+    switch (kind) {
+    case PvmTaskExit:
+        if (count < 1 || !vals)
+            return pvmi_err("pvm_notify", PvmBadParam);
+        for (int i = 0; i < count; i++)
+            if (!PVMI_IS_TASK(vals[i]))
+                return pvmi_err("pvm_notify", PvmBadParam);
+        break;
+    case PvmHostDelete:
+        if (count < 1 || !vals)
+            return pvmi_err("pvm_notify", PvmBadParam);
+        break;
+    case PvmHostAdd:
+        ntids = 0;   /* count = times to fire (-1 forever, 0 cancel) */
+        break;
+    default:
+        /* route add/delete are library-local in stock: we have no
+         * direct routes of our own to report */
+        return pvmi_err("pvm_notify", PvmBadParam);
+    }
+    struct pmsg *req = pvmi_xbuf();
+    if (!req)
+        return pvmi_err("pvm_notify", PvmNoMem);
+    int hdr[4] = { what, pvmi.ctx, code, count };
+    pvmi_put_ints(req, hdr, 4);
+    pvmi_put_ints(req, vals, ntids);
+    rc = pvmi_tm_send(TM_NOTIFY, req);
+    pmsg_free(req);
+    return pvmi_err("pvm_notify", rc < 0 ? rc : 0);
+}
