@@ -138,3 +138,26 @@ int pvm_setminfo(int mid, struct pvmminfo *mi)
         pmsg_set_encword(m, (uint32_t)mi->enc);
     return 0;
 }
+
+/* The wait id of a message (pvm_getmwid/pvm_setmwid): kept with it and
+ * sent in its header. */
+int pvm_getmwid(int bufid)
+{
+    struct pmsg *m = pmsg_find(bufid);
+    if (bufid <= 0)
+        return pvmi_err("pvm_getmwid", PvmBadParam);
+    if (!m)
+        return pvmi_err("pvm_getmwid", PvmNoSuchBuf);
+    return m->wid;
+}
+
+int pvm_setmwid(int bufid, int waitid)
+{
+    struct pmsg *m = pmsg_find(bufid);
+    if (bufid <= 0)
+        return pvmi_err("pvm_setmwid", PvmBadParam);
+    if (!m)
+        return pvmi_err("pvm_setmwid", PvmNoSuchBuf);
+    m->wid = waitid;
+    return 0;
+}

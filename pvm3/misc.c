@@ -97,3 +97,15 @@ int pvm_start_pvmd(int argc, char **argv, int block)
     }
     return pvmi_err("pvm_start_pvmd", PvmCantStart);
 }
+
+/* A temporary file name in the PVM temporary directory (stock's
+ * pvmtmpnam): into buf if given, else a static buffer. */
+char *pvmtmpnam(char *buf)
+{
+    static char own[256];
+    static int n;
+    char *out = buf ? buf : own;
+    snprintf(out, buf ? 32 + strlen(pvmgettmp()) : sizeof own, "%s/pvmtmp%06d.%d",
+             pvmgettmp(), (int)getpid() % 1000000, n++);
+    return out;
+}
