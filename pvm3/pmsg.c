@@ -5,6 +5,7 @@
 #include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <pvm3.h>
 #include "pmsg.h"
 
@@ -225,6 +226,36 @@ int pmsg_append_seg(struct pmsg *m, void *mem, char *base, size_t len)
     if (!seg_link(m, mem, base, len, mem ? len : 0))
         return PvmNoMem;
     return 0;
+}
+
+/* ---- slicing for the wire ---------------------------------------------- */
+
+void pmsg_slice_start(const struct pmsg *m, struct pmsg_slicer *s)
+{
+    s->seg = m->head;
+    s->off = 0;
+    s->left = m->len;
+}
+
+int pmsg_slice(struct pmsg_slicer *s, size_t max, struct iovec *iov, int maxiov, size_t *bytes)
+{
+    int n = 0;
+    size_t got = 0;
+    while (s->left > 0 && got < max && n < maxiov) {
+        while (s->seg && s->off >= s->seg->len) {
+            s->seg = s->seg->next;
+            s->off = 0;
+        }
+        size_t k = s->seg->len - s->off;
+        if (k > max - got)
+            k = max - got;
+        iov[n++] = (struct iovec){ s->seg->base + s->off, k };
+        s->off += k;
+        got += k;
+        s->left -= k;
+    }
+    *bytes += got;
+    return n;
 }
 
 /* ---- unpack cursor --------------------------------------------------- */

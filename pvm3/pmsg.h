@@ -75,6 +75,19 @@ const char *pmsg_peek(struct pmsg *m, size_t *avail);
 void pmsg_advance(struct pmsg *m, size_t n);
 size_t pmsg_unread(const struct pmsg *m);
 
+/* Slicing a body into wire pieces without copying: start a cursor with
+ * pmsg_slice_start, then each pmsg_slice call appends iovecs for up to max
+ * more bytes (at most maxiov entries) and returns how many it added; the
+ * bytes covered are added to *bytes.  pmsg_slice_left() is what remains. */
+struct pmsg_slicer {
+    const struct pvm_seg *seg;
+    size_t off, left;
+};
+struct iovec;
+void pmsg_slice_start(const struct pmsg *m, struct pmsg_slicer *s);
+int pmsg_slice(struct pmsg_slicer *s, size_t max, struct iovec *iov, int maxiov, size_t *bytes);
+static inline size_t pmsg_slice_left(const struct pmsg_slicer *s) { return s->left; }
+
 /* Encoding word for enc, and enc for a received word (sets PMSG_ALIEN). */
 uint32_t pmsg_encword(int enc);
 void pmsg_set_encword(struct pmsg *m, uint32_t word);

@@ -77,9 +77,8 @@ int pvmi_conn_send(struct pvmi_conn *c, int dst, struct pmsg *m, size_t fragbody
     put32(mh + 16, (uint32_t)m->wid);
     put32(mh + 20, (uint32_t)m->crc);
 
-    struct pvm_seg *seg = m->head;
-    size_t off = 0;          /* offset in seg */
-    size_t left = m->len;
+    struct pmsg_slicer sl;
+    pmsg_slice_start(m, &sl);
     int first = 1;
     do {
         unsigned char fh[PVMI_FRAGHDR];
@@ -89,19 +88,8 @@ int pvmi_conn_send(struct pvmi_conn *c, int dst, struct pmsg *m, size_t fragbody
         iov[n++] = (struct iovec){ fh, sizeof fh };
         if (first)
             iov[n++] = (struct iovec){ mh, sizeof mh };
-        while (left > 0 && body < fragbody && n < MAX_IOV + 2) {
-            while (seg && off >= seg->len) {
-                seg = seg->next;
-                off = 0;
-            }
-            size_t k = seg->len - off;
-            if (k > fragbody - body)
-                k = fragbody - body;
-            iov[n++] = (struct iovec){ seg->base + off, k };
-            off += k;
-            body += k;
-            left -= k;
-        }
+        n += pmsg_slice(&sl, fragbody, iov + n, MAX_IOV, &body);
+        size_t left = pmsg_slice_left(&sl);
         int flags = (first ? PVMI_FFSOM : 0) | (left == 0 ? PVMI_FFEOM : 0);
         put32(fh, (uint32_t)dst);
         put32(fh + 4, (uint32_t)src);
@@ -111,7 +99,7 @@ int pvmi_conn_send(struct pvmi_conn *c, int dst, struct pmsg *m, size_t fragbody
         if (rc < 0)
             return rc;
         first = 0;
-    } while (left > 0);
+    } while (pmsg_slice_left(&sl) > 0);
     return 0;
 }
 

@@ -26,27 +26,15 @@ int pvmam_frag_send(struct pvmam_peer *p, struct pmsg *m)
 {
     size_t maxp = am_max_payload(pvmam.ifc);
     unsigned char h[HDR_FIRST];
-    struct pvm_seg *seg = m->head;
-    size_t off = 0, left = m->len;
+    struct pmsg_slicer sl;
+    pmsg_slice_start(m, &sl);
     int first = 1;
     do {
         struct iovec iov[MAX_IOV];
-        size_t hl = first ? HDR_FIRST : HDR_NEXT, body = 0, room = maxp - hl;
-        int n = 0;
-        iov[n++] = (struct iovec){ h, hl };
-        while (left > 0 && body < room && n < MAX_IOV) {
-            while (seg && off >= seg->len) {
-                seg = seg->next;
-                off = 0;
-            }
-            size_t k = seg->len - off;
-            if (k > room - body)
-                k = room - body;
-            iov[n++] = (struct iovec){ seg->base + off, k };
-            off += k;
-            body += k;
-            left -= k;
-        }
+        size_t hl = first ? HDR_FIRST : HDR_NEXT, body = 0;
+        iov[0] = (struct iovec){ h, hl };
+        int n = 1 + pmsg_slice(&sl, maxp - hl, iov + 1, MAX_IOV - 1, &body);
+        size_t left = pmsg_slice_left(&sl);
         put32(h, (first ? F_SOM : 0) | (left == 0 ? F_EOM : 0));
         if (first) {
             put32(h + 4, (uint32_t)m->tag);
@@ -66,7 +54,7 @@ int pvmam_frag_send(struct pvmam_peer *p, struct pmsg *m)
             return PvmNoTask;
         }
         first = 0;
-    } while (left > 0);
+    } while (pmsg_slice_left(&sl) > 0);
     p->st.am_msgs_sent++;
     p->st.am_bytes_sent += m->len;
     return 0;

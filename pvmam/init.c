@@ -26,55 +26,32 @@ static struct {
     int ndone, go;
 } st;
 
-/* Unpack {ints..., then count strings} from m. */
-static int unpack(struct pmsg *m, int *ints, int nint)
-{
-    int old = pvm_setrbuf(m->mid);
-    int rc = pvm_upkint(ints, nint, 1);
-    pvm_setrbuf(old);
-    return rc;
-}
-
-static int unpack_str(struct pmsg *m, char *s)
-{
-    int old = pvm_setrbuf(m->mid);
-    int n = -1;
-    int rc = pvm_upkint(&n, 1, 1);
-    if (rc >= 0 && (n < 0 || n >= ADDR_MAX))
-        rc = PvmBadMsg;
-    if (rc >= 0)
-        rc = pvm_upkbyte(s, n, 1);
-    if (rc >= 0)
-        s[n] = '\0';
-    pvm_setrbuf(old);
-    return rc;
-}
-
 void pvmam_init_note(struct pmsg *m)
 {
     int v[2];
     switch (m->tag) {
     case PVMAM_TAG_HELLO:
-        if (st.nhello < MAX_TASKS && unpack(m, v, 2) >= 0 && v[0] == m->src &&
-            unpack_str(m, st.hello_addr[st.nhello]) >= 0) {
+        if (st.nhello < MAX_TASKS &&
+            pvmam_ctrl_unpack(m, v, 2, st.hello_addr[st.nhello], ADDR_MAX) >= 0 &&
+            v[0] == m->src) {
             st.hello_tid[st.nhello] = v[0];
             st.hello_n[st.nhello] = v[1];
             st.nhello++;
         }
         break;
-    case PVMAM_TAG_TABLE:
-        if (unpack(m, v, 1) >= 0 && v[0] <= MAX_TASKS) {
-            int n = v[0];
-            if (n <= 0 || unpack(m, st.table_tid, n) < 0) {
-                st.table_n = -1;
-                break;
-            }
-            for (int i = 0; i < n; i++)
-                if (unpack_str(m, st.table_addr[i]) < 0)
-                    n = -1;
-            st.table_n = n;
-        }
+    case PVMAM_TAG_TABLE: {
+        /* n, n tids, n addresses */
+        int old = pvm_setrbuf(m->mid), n = 0;
+        if (pvm_upkint(&n, 1, 1) < 0 || n <= 0 || n > MAX_TASKS ||
+            pvm_upkint(st.table_tid, n, 1) < 0)
+            n = -1;
+        for (int i = 0; i < n; i++)
+            if (pvmam_upk_str(st.table_addr[i], ADDR_MAX) < 0)
+                n = -1;
+        pvm_setrbuf(old);
+        st.table_n = n;
         break;
+    }
     case PVMAM_TAG_DONE:
         st.ndone++;
         break;
@@ -173,41 +150,21 @@ int pvmam_init(int ntasks)
         snprintf(st.table_addr[0], ADDR_MAX, "%s", addr);
         for (int i = 0; i < ntasks - 1; i++)
             memcpy(st.table_addr[i + 1], st.hello_addr[i], ADDR_MAX);
-        /* TABLE = n, tids, then each address as {len, bytes} */
+        /* TABLE = n, tids, then each address */
         int mid = pvm_mkbuf(PvmDataDefault), old = pvm_setsbuf(mid);
         pvm_pkint(&n, 1, 1);
         if (n > 0) {
             pvm_pkint(tids, n, 1);
-            for (int i = 0; i < n; i++) {
-                int l = (int)strlen(st.table_addr[i]);
-                pvm_pkint(&l, 1, 1);
-                pvm_pkbyte(st.table_addr[i], l, 1);
-            }
+            for (int i = 0; i < n; i++)
+                pvmam_pk_str(st.table_addr[i]);
         }
         pvm_setsbuf(old);
-        struct pmsg *m = pmsg_find(mid);
-        m->ctx = SYSCTX_TC;
-        m->tag = PVMAM_TAG_TABLE;
-        m->src = me;
-        for (int i = 1; i < ntasks; i++)
-            pvmi_send_daemon(tids[i], m);
-        pvm_freebuf(mid);
+        pvmam_ctrl_post(mid, PVMAM_TAG_TABLE, tids + 1, ntasks - 1);
         if (bad)
             return fail("tasks disagree on the number of tasks", PvmMismatch);
     } else {
         int v[2] = { me, ntasks };
-        int mid = pvm_mkbuf(PvmDataDefault), old = pvm_setsbuf(mid);
-        int l = (int)strlen(addr);
-        pvm_pkint(v, 2, 1);
-        pvm_pkint(&l, 1, 1);
-        pvm_pkbyte((char *)addr, l, 1);
-        pvm_setsbuf(old);
-        struct pmsg *m = pmsg_find(mid);
-        m->ctx = SYSCTX_TC;
-        m->tag = PVMAM_TAG_HELLO;
-        m->src = me;
-        rc = pvmi_send_daemon(parent, m);
-        pvm_freebuf(mid);
+        rc = pvmam_send_ctrl(parent, PVMAM_TAG_HELLO, v, 2, addr);
         if (rc < 0)
             return fail("cannot reach the parent", rc);
         while (st.table_n == 0) {

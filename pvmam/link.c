@@ -27,6 +27,44 @@ static void mbox_name(char *buf, size_t n, int tid) { snprintf(buf, n, "pvmam.%x
 
 /* ---- control messages over the daemon route ---------------------------- */
 
+/* Strings travel as {int length, bytes} so a receiver can bound them. */
+int pvmam_pk_str(const char *s)
+{
+    int n = (int)strlen(s);
+    int rc = pvm_pkint(&n, 1, 1);
+    return rc < 0 ? rc : pvm_pkbyte((char *)s, n, 1);
+}
+
+int pvmam_upk_str(char *s, size_t max)
+{
+    int n = -1;
+    int rc = pvm_upkint(&n, 1, 1);
+    if (rc >= 0 && (n < 0 || (size_t)n >= max))
+        rc = PvmBadMsg;
+    if (rc >= 0)
+        rc = pvm_upkbyte(s, n, 1);
+    if (rc >= 0)
+        s[n] = '\0';
+    return rc;
+}
+
+/* Send the packed buffer mid as control message tag to each of dsts over
+ * the daemon route; frees mid. */
+int pvmam_ctrl_post(int mid, int tag, const int *dsts, int n)
+{
+    struct pmsg *m = pmsg_find(mid);
+    int rc = m ? 0 : PvmNoSuchBuf;
+    for (int i = 0; rc >= 0 && i < n; i++) {
+        m->tag = tag;
+        m->ctx = SYSCTX_TC;
+        m->src = pvmam.mytid;
+        m->dst = dsts[i];
+        rc = pvmi_send_daemon(dsts[i], m);
+    }
+    pvm_freebuf(mid);
+    return rc;
+}
+
 int pvmam_send_ctrl(int dst, int tag, const int *ints, int nint, const char *str)
 {
     int mid = pvm_mkbuf(PvmDataDefault);
@@ -34,40 +72,22 @@ int pvmam_send_ctrl(int dst, int tag, const int *ints, int nint, const char *str
         return mid;
     int old = pvm_setsbuf(mid);
     int rc = nint ? pvm_pkint((int *)ints, nint, 1) : 0;
-    if (rc >= 0 && str) {
-        int n = (int)strlen(str);
-        rc = pvm_pkint(&n, 1, 1);
-        if (rc >= 0)
-            rc = pvm_pkbyte((char *)str, n, 1);
-    }
+    if (rc >= 0 && str)
+        rc = pvmam_pk_str(str);
     pvm_setsbuf(old);
-    struct pmsg *m = pmsg_find(mid);
-    if (rc >= 0 && m) {
-        m->tag = tag;
-        m->ctx = SYSCTX_TC;
-        m->src = pvmam.mytid;
-        m->dst = dst;
-        rc = pvmi_send_daemon(dst, m);
+    if (rc < 0) {
+        pvm_freebuf(mid);
+        return rc;
     }
-    pvm_freebuf(mid);
-    return rc;
+    return pvmam_ctrl_post(mid, tag, &dst, 1);
 }
 
-/* Unpack ints and an optional string from a control message. */
-static int ctrl_unpack(struct pmsg *m, int *ints, int nint, char *str, size_t max)
+int pvmam_ctrl_unpack(struct pmsg *m, int *ints, int nint, char *str, size_t max)
 {
     int old = pvm_setrbuf(m->mid);
     int rc = nint ? pvm_upkint(ints, nint, 1) : 0;
-    if (rc >= 0 && str) {
-        int n = -1;
-        rc = pvm_upkint(&n, 1, 1);
-        if (rc >= 0 && (n < 0 || (size_t)n >= max))
-            rc = PvmBadMsg;
-        if (rc >= 0)
-            rc = pvm_upkbyte(str, n, 1);
-        if (rc >= 0)
-            str[n] = '\0';
-    }
+    if (rc >= 0 && str)
+        rc = pvmam_upk_str(str, max);
     pvm_setrbuf(old);
     return rc < 0 ? rc : 0;
 }
@@ -82,10 +102,7 @@ int pvmam_publish(void)
     if (mid < 0)
         return mid;
     int old = pvm_setsbuf(mid);
-    int n = (int)strlen(pvmam.addr);
-    int rc = pvm_pkint(&n, 1, 1);
-    if (rc >= 0)
-        rc = pvm_pkbyte(pvmam.addr, n, 1);
+    int rc = pvmam_pk_str(pvmam.addr);
     pvm_setsbuf(old);
     if (rc >= 0)
         rc = pvm_putinfo(name, mid, PvmMboxDefault);
@@ -110,16 +127,9 @@ static int lookup(struct pvmam_peer *p)
     int rc = pvmi_mbox_get(name, 0, PvmMboxDefault, &m);
     if (rc < 0)
         return rc == PvmNotFound ? 0 : rc;
-    int old = pvm_setrbuf(m->mid);
-    int n = -1;
-    rc = pvm_upkint(&n, 1, 1);
-    if (rc >= 0 && (n <= 0 || (size_t)n >= sizeof p->addr))
+    rc = pvmam_ctrl_unpack(m, NULL, 0, p->addr, sizeof p->addr);
+    if (rc >= 0 && !p->addr[0])
         rc = PvmBadMsg;
-    if (rc >= 0)
-        rc = pvm_upkbyte(p->addr, n, 1);
-    if (rc >= 0)
-        p->addr[n] = '\0';
-    pvm_setrbuf(old);
     pmsg_free(m);
     return rc < 0 ? rc : 1;
 }
@@ -224,7 +234,7 @@ int pvmam_ctrl_filter(struct pmsg *m)
     }
     int who = 0;
     char addr[sizeof p->addr];
-    int rc = ctrl_unpack(m, &who, m->tag == PVMAM_TAG_SWITCH ? 0 : 1,
+    int rc = pvmam_ctrl_unpack(m, &who, m->tag == PVMAM_TAG_SWITCH ? 0 : 1,
                          m->tag == PVMAM_TAG_SWITCH ? NULL : addr, sizeof addr);
     if (rc < 0 || (m->tag != PVMAM_TAG_SWITCH && who != m->src)) {
         pvmam_log("malformed control message from t%x dropped", m->src);

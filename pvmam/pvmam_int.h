@@ -103,6 +103,10 @@ void pvmam_link_consider(struct pvmam_peer *p);
 /* Open the AM link to p as the connecting side (smaller tid). */
 int pvmam_link_connect(struct pvmam_peer *p);
 int pvmam_send_ctrl(int dst, int tag, const int *ints, int nint, const char *str);
+int pvmam_ctrl_post(int mid, int tag, const int *dsts, int n);   /* frees mid */
+int pvmam_ctrl_unpack(struct pmsg *m, int *ints, int nint, char *str, size_t max);
+int pvmam_pk_str(const char *s);              /* {len, bytes} into the send buffer */
+int pvmam_upk_str(char *s, size_t max);       /* ... out of the receive buffer */
 
 /* ---- pvmam_init messages (init.c) ---------------------------------- */
 void pvmam_init_note(struct pmsg *m);        /* HELLO/TABLE/DONE/GO arrived */
