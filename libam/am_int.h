@@ -43,6 +43,7 @@
 #define AMX_HELLO 3
 #define AMX_BLANK 0xffff
 #define AMX_MAX_DEPTH 64
+#define AMX_PACK_MAX 256   /* payloads up to this go out copied behind the header */
 #define AMX_ADDRLEN 64
 
 struct amx_hdr {

@@ -71,14 +71,23 @@ static int send_am(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr 
                    const struct iovec *iov, int n, char **copy, size_t *copy_len)
 {
     struct iovec v[1 + 64];
-    char hb[AMX_HDR];
+    char hb[AMX_HDR + AMX_PACK_MAX];
     if (n > 64)
         return AM_ERR_INVAL;
     amx_pack_hdr(hb, h);
     v[0].iov_base = hb;
     v[0].iov_len = AMX_HDR;
-    memcpy(v + 1, iov, sizeof *iov * (size_t)n);
-    int rc = ifc->tr->send(ifc, ep, v, n + 1);
+    int nv = n + 1;
+    if (h->len <= AMX_PACK_MAX) {   /* small: one buffer is one cheaper call */
+        for (int i = 0; i < n; i++) {
+            memcpy(hb + v[0].iov_len, iov[i].iov_base, iov[i].iov_len);
+            v[0].iov_len += iov[i].iov_len;
+        }
+        nv = 1;
+    } else {
+        memcpy(v + 1, iov, sizeof *iov * (size_t)n);
+    }
+    int rc = ifc->tr->send(ifc, ep, v, nv);
     if (rc < 0)
         return rc;
     if (copy) {   /* unreliable: keep it for retransmission (after sending) */

@@ -50,7 +50,10 @@ static int udp_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
     struct msghdr mh = { .msg_name = &ep->sa, .msg_namelen = sizeof ep->sa,
                          .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)n };
     for (int tries = 0; tries < 100; tries++) {
-        if (sendmsg(u->fd, &mh, MSG_NOSIGNAL) >= 0)
+        ssize_t w = n == 1 ? sendto(u->fd, iov->iov_base, iov->iov_len, MSG_NOSIGNAL,
+                                    (const struct sockaddr *)&ep->sa, sizeof ep->sa)
+                           : sendmsg(u->fd, &mh, MSG_NOSIGNAL);
+        if (w >= 0)
             return AM_OK;
         if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS && errno != EINTR)
             return AM_OK;   /* lost like any datagram: retransmission recovers */
