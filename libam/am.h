@@ -148,6 +148,31 @@ am_endpoint_t *am_token_endpoint(const am_token_t *tok);
 int32_t am_token_tid(const am_token_t *tok);
 int am_token_is_request(const am_token_t *tok);
 
+/* ---- receive placement (zero-copy receive) ------------------------------
+ * A handler may say where the payload of its big requests should go, so a
+ * stream transport (tcp) reads it from the socket straight into place
+ * instead of into libam's buffer and then through the handler's copy.
+ *
+ * When a request for `handler` of more than `head_len` + AM_PLACE_MIN bytes
+ * starts arriving, libam calls place(tok, head, head_len, total) with its
+ * first head_len payload bytes (at most AM_PLACE_HEAD_MAX).  It returns
+ * where the other total - head_len bytes go (that much room), or NULL for
+ * ordinary delivery.  It must not send or reply (am_tid etc. are fine).
+ * The handler then runs as usual when the whole request is in, but with
+ * data/len = the head only; am_token_placed() tells how many bytes went to
+ * the place (0 for an ordinary delivery).  Transports without placement
+ * (udp) never call place.  Returns AM_OK or AM_ERR_INVAL. */
+#define AM_PLACE_HEAD_MAX 64
+#define AM_PLACE_MIN 16384
+typedef void *(*am_place_fn)(const am_token_t *tok, const void *head, size_t head_len,
+                             size_t total);
+int am_set_placer(int handler, am_place_fn place, size_t head_len);
+size_t am_token_placed(const am_token_t *tok);
+/* The place given for a request still arriving on ep is no longer valid
+ * (its owner gave up on it): the rest of that payload is read and thrown
+ * away instead; the handler still runs as usual.  No-op if none. */
+void am_placement_discard(am_endpoint_t *ep);
+
 /* ---- progress ----------------------------------------------------------- */
 /* Service the network without blocking: receive and dispatch what is there,
  * retransmit expired requests.  Returns the number of messages handled (>=0)

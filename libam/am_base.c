@@ -34,6 +34,7 @@ const char *am_strerror(int s)
 /* ---- address identifiers (thesis 5.2) ---------------------------------- */
 
 static am_handler_fn *ids;
+static struct placer { am_place_fn fn; size_t head; } *placers;   /* by id, like ids */
 static int nids, capids;
 
 int am_global_init(void) { return AM_OK; }
@@ -41,7 +42,9 @@ int am_global_init(void) { return AM_OK; }
 int am_global_shutdown(void)
 {
     free(ids);
+    free(placers);
     ids = NULL;
+    placers = NULL;
     nids = capids = 0;
     return AM_OK;
 }
@@ -59,6 +62,11 @@ int am_bind_address_with_id(am_handler_fn fn, int id)
             return AM_ERR_NOMEM;
         memset(t + capids, 0, sizeof *t * (size_t)(cap - capids));
         ids = t;
+        struct placer *pl = realloc(placers, sizeof *pl * (size_t)cap);
+        if (!pl)
+            return AM_ERR_NOMEM;
+        memset(pl + capids, 0, sizeof *pl * (size_t)(cap - capids));
+        placers = pl;
         capids = cap;
     }
     ids[id] = fn;
@@ -78,6 +86,23 @@ int am_address_to_id(am_handler_fn fn)
 am_handler_fn am_id_to_address(int id)
 {
     return id >= 0 && id < nids ? ids[id] : NULL;
+}
+
+int am_set_placer(int handler, am_place_fn place, size_t head_len)
+{
+    if (handler < 0 || handler >= nids || head_len > AM_PLACE_HEAD_MAX)
+        return AM_ERR_INVAL;
+    placers[handler].fn = place;
+    placers[handler].head = head_len;
+    return AM_OK;
+}
+
+am_place_fn amx_placer(int id, size_t *head_len)
+{
+    if (id < 0 || id >= nids || !placers[id].fn)
+        return NULL;
+    *head_len = placers[id].head;
+    return placers[id].fn;
 }
 
 /* ---- configuration and interfaces ------------------------------------ */
@@ -346,3 +371,10 @@ am_interface_t *am_token_interface(const am_token_t *t) { return t ? t->ifc : NU
 am_endpoint_t *am_token_endpoint(const am_token_t *t) { return t ? t->ep : NULL; }
 int32_t am_token_tid(const am_token_t *t) { return t && t->ep ? t->ep->tid : -1; }
 int am_token_is_request(const am_token_t *t) { return t ? t->is_request : 0; }
+size_t am_token_placed(const am_token_t *t) { return t ? t->placed : 0; }
+
+void am_placement_discard(am_endpoint_t *ep)
+{
+    if (ep && ep->land_dst)
+        ep->land_discard = 1;
+}

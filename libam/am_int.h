@@ -61,7 +61,7 @@ struct amx_slot {
     uint64_t deadline_us;   /* unreliable only */
     unsigned timeout_us;
     char *copy;             /* header + payload, unreliable only */
-    size_t copy_len;
+    size_t copy_len, copy_cap;
 };
 
 /* Per instance on the receiving side (unreliable only). */
@@ -73,7 +73,7 @@ struct amx_rslot {
     int replied;            /* saved reply for seq rep_seq */
     uint32_t rep_seq;
     char *rep_pkt;
-    size_t rep_len;
+    size_t rep_len, rep_cap;
 };
 
 struct am_endpoint {
@@ -99,6 +99,12 @@ struct am_endpoint {
     char *rx;                      /* tcp: buffer for the AM being read */
     size_t rx_cap, rx_got, rx_need;
     int writing;                   /* tcp: in the middle of a write */
+    /* tcp: a request whose payload is being read into a placer's buffer */
+    size_t land_left, land_total;  /* bytes still to read, all placed bytes */
+    char *land_dst;                /* where the next ones go */
+    int land_discard;              /* the place went away: read into rx, drop */
+    struct amx_hdr land_h;         /* its header, len = the head only */
+    char land_head[AM_PLACE_HEAD_MAX];
     char *outq;                    /* tcp: replies queued during a write */
     size_t outq_len, outq_cap;
     struct am_stats st;
@@ -111,6 +117,7 @@ struct am_token {
     int replied;
     uint8_t inst;
     uint32_t seq;
+    size_t placed;      /* payload bytes a placer took (am_set_placer) */
 };
 
 struct am_transport_ops;
@@ -128,6 +135,7 @@ struct am_interface {
     void *dead_arg;
     unsigned outstanding;
     int in_handler;
+    size_t rx_placed;              /* for the delivery under way (tcp) */
     char *rxbuf;                   /* receive staging (udp) */
     size_t rxbuf_cap;
     struct am_stats st;
@@ -161,6 +169,12 @@ int amx_stub_accept(am_interface_t *ifc, am_endpoint_t *ep);
 
 /* am_proto.c: a whole AM arrived from ep (header parsed, payload at p). */
 int amx_input(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, char *p);
+/* ...one whose payload after the head (h->len bytes at p) went to a placer. */
+int amx_input_placed(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, char *p,
+                     size_t placed);
+/* Would this request be handed to its handler now (reliable order)? */
+int amx_deliverable(const am_interface_t *ifc, const am_endpoint_t *ep, const struct amx_hdr *h);
+am_place_fn amx_placer(int id, size_t *head_len);   /* am_base.c; NULL if none */
 int amx_parse(const void *buf, size_t len, struct amx_hdr *h);
 void amx_pack_hdr(char *buf, const struct amx_hdr *h);
 void amx_declare_dead(am_interface_t *ifc, am_endpoint_t *ep);

@@ -68,7 +68,8 @@ void amx_declare_dead(am_interface_t *ifc, am_endpoint_t *ep)
 
 /* Send header + payload iovecs as one AM. */
 static int send_am(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h,
-                   const struct iovec *iov, int n, char **copy, size_t *copy_len)
+                   const struct iovec *iov, int n, char **copy, size_t *copy_len,
+                   size_t *copy_cap)
 {
     struct iovec v[1 + 64];
     char hb[AMX_HDR + AMX_PACK_MAX];
@@ -92,9 +93,12 @@ static int send_am(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr 
         return rc;
     if (copy) {   /* unreliable: keep it for retransmission (after sending) */
         size_t len = AMX_HDR + h->len;
-        char *c = realloc(*copy, len);
-        if (!c)
-            return AM_ERR_NOMEM;
+        char *c = *copy;
+        if (len > *copy_cap) {   /* grow only: the next AM likely fits */
+            if (!(c = realloc(c, len)))
+                return AM_ERR_NOMEM;
+            *copy_cap = len;
+        }
         memcpy(c, hb, AMX_HDR);
         size_t off = AMX_HDR;
         for (int i = 0; i < n; i++) {
@@ -149,7 +153,8 @@ int am_request_vdata_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
         h.pb_inst = ep->owe_inst;
         h.pb_seq = ep->owe_seq;
     }
-    int rc = send_am(ifc, ep, &h, iov, iovcnt, ifc->reliable ? NULL : &s->copy, &s->copy_len);
+    int rc = send_am(ifc, ep, &h, iov, iovcnt, ifc->reliable ? NULL : &s->copy, &s->copy_len,
+                     &s->copy_cap);
     if (rc >= 0 && h.pb) {
         ep->owe = 0;
         ep->st.replies_sent++;
@@ -218,7 +223,8 @@ int am_reply_vdata(const am_token_t *ctok, int handler, const struct iovec *iov,
     struct amx_hdr h = { .len = (uint32_t)len, .seq = tok->seq, .type = AMX_REP,
                          .inst = tok->inst, .handler = (uint16_t)handler };
     struct amx_rslot *r = &ep->rslot[tok->inst];
-    int rc = send_am(ifc, ep, &h, iov, iovcnt, ifc->reliable ? NULL : &r->rep_pkt, &r->rep_len);
+    int rc = send_am(ifc, ep, &h, iov, iovcnt, ifc->reliable ? NULL : &r->rep_pkt, &r->rep_len,
+                     &r->rep_cap);
     if (rc < 0)
         return rc;
     if (!ifc->reliable) {
@@ -251,22 +257,29 @@ void amx_pay_owed(am_interface_t *ifc, am_endpoint_t *ep)
 
 static void pay_due(am_interface_t *ifc, int all)
 {
-    uint64_t now = all ? 0 : amx_now_us();
-    for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next)
-        if (ep->owe && (all || ep->owe_deadline_us <= now))
+    uint64_t now = 0;   /* read the clock only if something is owed */
+    for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next) {
+        if (!ep->owe)
+            continue;
+        if (!all && !now)
+            now = amx_now_us();
+        if (all || ep->owe_deadline_us <= now)
             amx_pay_owed(ifc, ep);
+    }
 }
 
 static void deliver(am_interface_t *ifc, am_endpoint_t *ep, uint8_t inst, uint32_t seq,
                     uint16_t handler, char *p, size_t len)
 {
-    am_token_t tok = { .ifc = ifc, .ep = ep, .is_request = 1, .inst = inst, .seq = seq };
+    am_token_t tok = { .ifc = ifc, .ep = ep, .is_request = 1, .inst = inst, .seq = seq,
+                       .placed = ifc->rx_placed };
     am_handler_fn fn = am_id_to_address(handler);
+    ifc->rx_placed = 0;
     ep->expect_seq = seq + 1;
     ep->st.requests_recv++;
     ifc->st.requests_recv++;
-    ep->st.bytes_recv += len;
-    ifc->st.bytes_recv += len;
+    ep->st.bytes_recv += len + tok.placed;
+    ifc->st.bytes_recv += len + tok.placed;
     if (fn) {
         ifc->in_handler++;
         fn(&tok, p, len);
@@ -392,6 +405,21 @@ int amx_input(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, c
     if (h->type == AMX_REP)
         return on_reply(ifc, ep, h, p);
     return 0;
+}
+
+int amx_input_placed(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, char *p,
+                     size_t placed)
+{
+    ifc->rx_placed = placed;
+    int n = amx_input(ifc, ep, h, p);
+    ifc->rx_placed = 0;
+    return n;
+}
+
+int amx_deliverable(const am_interface_t *ifc, const am_endpoint_t *ep, const struct amx_hdr *h)
+{
+    return ifc->reliable && !ep->dead && h->type == AMX_REQ && h->inst < ifc->cfg.depth &&
+           h->seq == ep->expect_seq;
 }
 
 /* ---- progress -------------------------------------------------------------- */

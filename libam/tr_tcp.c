@@ -197,11 +197,77 @@ static int tcp_accept(am_interface_t *ifc, am_endpoint_t *ep)
 /* Read what the socket has (one read, usually), then dispatch every whole
  * AM in the buffer; a partial one is kept at the front for next time.
  * The buffer holds one largest AM, so a partial one always fits. */
+/* Reads take at most this much at a time while no AM is being placed, so
+ * a big AM that a placer wants is mostly read straight into place. */
+#define RX_CHUNK ((size_t)64 << 10)
+
+/* Go on reading a placed request's payload into its place; deliver it when
+ * complete.  Returns messages handled, 0 while more is to come (or the
+ * socket is drained), -1 if the stream broke. */
+static int land_more(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    while (ep->land_left) {
+        /* rx is free while landing: it takes what a discarded place would */
+        size_t want = ep->land_discard && ep->land_left > ep->rx_cap ? ep->rx_cap : ep->land_left;
+        ssize_t r = recv(ep->fd, ep->land_discard ? ep->rx : ep->land_dst, want, MSG_DONTWAIT);
+        if (r > 0) {
+            if (!ep->land_discard)
+                ep->land_dst += r;
+            ep->land_left -= (size_t)r;
+        } else if (r < 0 && errno == EINTR) {
+            continue;
+        } else if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            return 0;
+        } else {
+            return -1;
+        }
+    }
+    ep->land_dst = NULL;
+    ep->land_discard = 0;
+    return amx_input_placed(ifc, ep, &ep->land_h, ep->land_head, ep->land_total);
+}
+
+/* The AM at p (header h, `have` payload bytes here, more to come) may go
+ * to its handler's placer.  Returns 1 if it is now being placed (the bytes
+ * here are used up), 0 to receive it the ordinary way. */
+static int try_place(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h,
+                     const char *p, size_t have)
+{
+    size_t hl;
+    am_place_fn place = amx_placer(h->handler, &hl);
+    if (!place || h->len < hl + AM_PLACE_MIN || have < hl || !amx_deliverable(ifc, ep, h))
+        return 0;
+    /* not a request token: a placer cannot reply */
+    am_token_t tok = { .ifc = ifc, .ep = ep, .inst = h->inst, .seq = h->seq };
+    char *dst = place(&tok, p, hl, h->len);
+    if (!dst)
+        return 0;
+    size_t body = h->len - hl;
+    memcpy(dst, p + hl, have - hl);
+    ep->land_h = *h;
+    ep->land_h.len = (uint32_t)hl;
+    memcpy(ep->land_head, p, hl);
+    ep->land_total = body;
+    ep->land_dst = dst + (have - hl);
+    ep->land_left = body - (have - hl);
+    return 1;
+}
+
 static int read_ep(am_interface_t *ifc, am_endpoint_t *ep)
 {
     int handled = 0;
     while (ep->fd >= 0 && !ep->dead) {
+        if (ep->land_dst) {
+            int n = land_more(ifc, ep);
+            if (n < 0)
+                goto broken;
+            handled += n;
+            if (ep->land_dst || ep->fd < 0 || ep->dead)
+                return handled;
+        }
         size_t room = ep->rx_cap - ep->rx_got;
+        if (room > RX_CHUNK)
+            room = RX_CHUNK;
         /* recv, not read: the socket call skips the file layer's checks */
         ssize_t r = recv(ep->fd, ep->rx + ep->rx_got, room, MSG_DONTWAIT);
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -220,8 +286,12 @@ static int read_ep(am_interface_t *ifc, am_endpoint_t *ep)
                 ifc->st.drops++;
                 goto broken;
             }
-            if (ep->rx_got - off < AMX_HDR + h.len)
+            size_t have = ep->rx_got - off - AMX_HDR;
+            if (have < h.len) {
+                if (try_place(ifc, ep, &h, ep->rx + off + AMX_HDR, have))
+                    off = ep->rx_got;
                 break;
+            }
             handled += amx_input(ifc, ep, &h, ep->rx + off + AMX_HDR);
             off += AMX_HDR + h.len;
         }
@@ -229,7 +299,7 @@ static int read_ep(am_interface_t *ifc, am_endpoint_t *ep)
             memmove(ep->rx, ep->rx + off, ep->rx_got - off);
             ep->rx_got -= off;
         }
-        if ((size_t)r < room)   /* drained: skip the read that says EAGAIN */
+        if ((size_t)r < room && !ep->land_dst)   /* drained: skip the read that says EAGAIN */
             return handled;
     }
     return handled;
@@ -349,6 +419,9 @@ static int tcp_event_fd(const am_interface_t *ifc) { return ((struct tcp *)ifc->
 static void tcp_close_ep(am_interface_t *ifc, am_endpoint_t *ep)
 {
     struct tcp *t = ifc->trd;
+    ep->land_dst = NULL;   /* a placement under way is abandoned */
+    ep->land_discard = 0;
+    ep->land_left = 0;
     if (ep->fd >= 0) {
         epoll_ctl(t->epfd, EPOLL_CTL_DEL, ep->fd, NULL);
         close(ep->fd);

@@ -106,7 +106,7 @@ int pvm_probe(int tid, int tag)
  * matching message arriving now lands there directly (sink.c).  *landed
  * says which happened. */
 static int precv_wait(int src, int tag, int bytes_only, void *buf, size_t cap,
-                      struct pmsg **out, int *landed)
+                      struct pmsg **out, int *landed, int *lsrc, int *ltag)
 {
     int rc = pvmi_beatask();
     if (rc < 0)
@@ -116,7 +116,7 @@ static int precv_wait(int src, int tag, int bytes_only, void *buf, size_t cap,
         return *out ? 0 : wait_match("pvm_precv", src, tag, -1, out);
     pvmi_sink_arm(src, tag, pvmi.ctx, bytes_only, buf, cap);
     for (;;) {
-        if ((*out = pvmi_sink_take())) {
+        if (pvmi_sink_take(lsrc, ltag)) {
             *landed = 1;
             break;
         }
@@ -140,14 +140,20 @@ int pvm_precv(int tid, int tag, void *buf, int len, int type,
     if (!es || len < 0 || (len > 0 && !buf))
         return pvmi_err("pvm_precv", PvmBadParam);
     struct pmsg *m = NULL;
-    int landed = 0;
+    int landed = 0, lsrc = 0, ltag = 0;
     size_t want = es * (size_t)len;
-    int rc = precv_wait(tid, tag, type == PVM_STR || type == PVM_BYTE, buf, want, &m, &landed);
+    int rc = precv_wait(tid, tag, type == PVM_STR || type == PVM_BYTE, buf, want, &m, &landed,
+                        &lsrc, &ltag);
     if (rc < 0)
         return rc;
     if (landed) {
         if (rlen)
             *rlen = (int)pvmi_sink_total();
+        if (rtid)
+            *rtid = lsrc;
+        if (rtag)
+            *rtag = ltag;
+        return 0;
     } else if (m->enc == PvmDataDefault && !(m->flags & PMSG_ALIEN) && type != PVM_STR &&
         type != PVM_BYTE) {
         pvmi_rxq_remove(m);

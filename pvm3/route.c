@@ -67,6 +67,25 @@ int pvmi_routes_send(int tid, struct pmsg *m, int *sent)
     return 0;
 }
 
+/* pvm_psend's shortcut.  *sent: 1 sent; 0 the route that reaches tid
+ * wants a message buffer (use pvmi_send_msg); -1 no route reaches tid
+ * (use the daemon route). */
+int pvmi_routes_send_bytes(int tid, int tag, int msgctx, const void *buf, size_t len, int *sent)
+{
+    for (int i = 0; i < nroutes; i++) {
+        if (routes[i].ops->reaches(routes[i].ctx, tid)) {
+            if (!routes[i].ops->send_bytes) {
+                *sent = 0;
+                return 0;
+            }
+            *sent = 1;
+            return routes[i].ops->send_bytes(routes[i].ctx, tid, tag, msgctx, buf, len);
+        }
+    }
+    *sent = -1;
+    return 0;
+}
+
 int pvmi_routes_poll(void)
 {
     int n = 0;
@@ -146,12 +165,15 @@ int pvmi_send_daemon(int dst, struct pmsg *m)
     return rc;
 }
 
+int pvmi_send_via_daemon(int dst, struct pmsg *m)
+{
+    pvmi_routes_sent_daemon(dst, m);
+    return pvmi_send_daemon(dst, m);
+}
+
 int pvmi_send_msg(int dst, struct pmsg *m)
 {
     int sent;
     int rc = pvmi_routes_send(dst, m, &sent);
-    if (sent)
-        return rc;
-    pvmi_routes_sent_daemon(dst, m);
-    return pvmi_send_daemon(dst, m);
+    return sent ? rc : pvmi_send_via_daemon(dst, m);
 }

@@ -30,6 +30,9 @@ struct pvm_route_ops {
     /* Fill up to max pollfds to block on; may lower *timeout_ms (ms until
      * the route needs poll() called, e.g. retransmissions).  Returns count. */
     int (*wait_fds)(void *ctx, struct pollfd *fds, int max, int *timeout_ms);
+    /* Optional: send len raw bytes (PvmDataRaw, as pvm_psend) to tid
+     * without a message buffer; called only when reaches() said yes. */
+    int (*send_bytes)(void *ctx, int tid, int tag, int msgctx, const void *buf, size_t len);
     /* Optional: look at an incoming message first; return 1 to consume it
      * (e.g. the route's own control traffic over the daemon). */
     int (*filter)(void *ctx, struct pmsg *m);
@@ -74,8 +77,11 @@ int pvmi_progress(int timeout_ms);
  * (header fields only, no body) to pvmi_sink_complete() instead of
  * pvmi_deliver(). */
 unsigned pvmi_sink_claim(int src, int tag, int ctx, uint32_t encword);
+/* (The message passed to complete or cancel may be NULL: a route need not
+ * build one for a landing message; it is freed otherwise.) */
 void *pvmi_sink_dest(unsigned token, size_t *room);
 void pvmi_sink_wrote(unsigned token, size_t n);
+int pvmi_sink_live(unsigned token);   /* still wanted (the precv waits for it) */
 void pvmi_sink_complete(unsigned token, struct pmsg *m);
 /* ...or, if the message will never complete, pvmi_sink_cancel(). */
 void pvmi_sink_cancel(unsigned token, struct pmsg *m);
@@ -83,13 +89,15 @@ void pvmi_sink_cancel(unsigned token, struct pmsg *m);
 /* pvm3 internal: pvm_precv's side of the sink. */
 void pvmi_sink_arm(int src, int tag, int ctx, int bytes_only, void *buf, size_t cap);
 int pvmi_sink_landing(void);
-struct pmsg *pvmi_sink_take(void);   /* the landed message, or NULL */
+int pvmi_sink_take(int *src, int *tag);   /* 1: a message landed (its source, tag) */
 size_t pvmi_sink_total(void);        /* its payload length */
 void pvmi_sink_saw(const struct pmsg *m);   /* m was queued */
 void pvmi_sink_disarm(void);
 
 /* pvm3 internal: iterate the registered routes. */
 int pvmi_routes_send(int tid, struct pmsg *m, int *sent);
+int pvmi_send_via_daemon(int dst, struct pmsg *m);   /* note it, then send */
+int pvmi_routes_send_bytes(int tid, int tag, int msgctx, const void *buf, size_t len, int *sent);
 int pvmi_routes_poll(void);
 int pvmi_routes_fds(struct pollfd *fds, int max, int *timeout_ms);
 int pvmi_routes_filter(struct pmsg *m);

@@ -60,6 +60,10 @@ int pvm_psend(int tid, int tag, void *buf, int len, int type)
     if (!es || len < 0 || (len > 0 && !buf) || (tag < 0 && !pvmi.resvtids) ||
         check_dst(tid) < 0)
         return pvmi_err("pvm_psend", PvmBadParam);
+    int sent;
+    rc = pvmi_routes_send_bytes(tid, tag, pvmi.ctx, buf, es * (size_t)len, &sent);
+    if (sent > 0)
+        return pvmi_err("pvm_psend", rc);
     struct pmsg *m = pmsg_new(PvmDataRaw);
     if (!m)
         return pvmi_err("pvm_psend", PvmNoMem);
@@ -70,7 +74,7 @@ int pvm_psend(int tid, int tag, void *buf, int len, int type)
     m->src = pvmi.tid;
     m->dst = tid;
     if (rc >= 0)
-        rc = pvmi_send_msg(tid, m);
+        rc = sent < 0 ? pvmi_send_via_daemon(tid, m) : pvmi_send_msg(tid, m);
     pmsg_free(m);
     return pvmi_err("pvm_psend", rc);
 }

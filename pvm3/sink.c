@@ -20,7 +20,8 @@ static struct {
     size_t cap;
     int landing;          /* a message has been claimed */
     size_t got;           /* payload bytes seen so far (may exceed cap) */
-    struct pmsg *done;    /* the claimed message, complete (metadata only) */
+    int dsrc, dtag;       /* the claimed message's source and tag */
+    int done;             /* ...and it is complete */
     unsigned gen;         /* this arming; a route holds it while landing */
     int closed;           /* a matching message was queued: no landing */
 } s;
@@ -55,18 +56,20 @@ void pvmi_sink_saw(const struct pmsg *m)
         s.closed = 1;
 }
 
-struct pmsg *pvmi_sink_take(void)
+int pvmi_sink_take(int *src, int *tag)
 {
-    struct pmsg *m = s.done;
-    s.done = NULL;
-    return m;
+    if (!s.done)
+        return 0;
+    s.done = 0;
+    *src = s.dsrc;
+    *tag = s.dtag;
+    return 1;
 }
 
 void pvmi_sink_disarm(void)
 {
     /* A message still landing is abandoned: the route discards its rest. */
-    pmsg_free(s.done);
-    s.done = NULL;
+    s.done = 0;
     s.armed = 0;
 }
 
@@ -82,10 +85,14 @@ unsigned pvmi_sink_claim(int src, int tag, int ctx, uint32_t encword)
         return 0;
     s.landing = 1;
     s.got = 0;
+    s.dsrc = src;
+    s.dtag = tag;
     return s.gen;
 }
 
 static int live(unsigned token) { return s.armed && s.landing && token == s.gen; }
+
+int pvmi_sink_live(unsigned token) { return live(token); }
 
 /* Where the next payload bytes go; NULL: discard them (past the user's
  * length, or the precv gave up). */
@@ -107,13 +114,11 @@ void pvmi_sink_wrote(unsigned token, size_t n)
 
 void pvmi_sink_complete(unsigned token, struct pmsg *m)
 {
-    if (!live(token)) {   /* abandoned: nobody wants it */
-        pmsg_free(m);
+    pmsg_free(m);      /* precv needs only source, tag and length */
+    if (!live(token))  /* abandoned: nobody wants it */
         return;
-    }
     s.landing = 0;
-    m->len = 0;        /* the body is in the user's buffer, not here */
-    s.done = m;
+    s.done = 1;
     pvmi_note_input();
 }
 

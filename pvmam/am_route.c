@@ -105,6 +105,15 @@ static int r_send(void *ctx, int tid, struct pmsg *m)
     return pvmam_frag_send(p, m);
 }
 
+static int r_send_bytes(void *ctx, int tid, int tag, int msgctx, const void *buf, size_t len)
+{
+    (void)ctx;
+    struct pvmam_peer *p = pvmam_peer_find(tid);
+    if (!p || p->dead)
+        return PvmNoTask;
+    return pvmam_frag_send_bytes(p, tag, msgctx, buf, len);
+}
+
 static void r_sent_daemon(void *ctx, int tid, const struct pmsg *m)
 {
     (void)ctx;
@@ -122,6 +131,8 @@ static int r_poll(void *ctx)
     (void)ctx;
     if (!pvmam.on)
         return 0;
+    if (pvmam.placing)
+        pvmam_frag_check_place();
     int rc = am_poll(pvmam.ifc);
     pvmam_link_work();
     return rc < 0 ? 0 : rc;
@@ -197,7 +208,7 @@ static void r_connect(void *ctx)
     if (rc >= 0)
         rc = am_init(pvmam.cfg.transport, &c, &pvmam.ifc);
     if (rc >= 0)
-        rc = pvmam.h_frag = am_address_to_id(pvmam_frag_handler);
+        rc = pvmam.h_frag = pvmam_frag_bind();
     if (rc < 0) {
         fprintf(stderr, "libpvm3am: cannot start AM transport %s (%s); running without AM\n",
                 pvmam.cfg.transport, am_strerror(rc));
@@ -236,6 +247,7 @@ static const struct pvm_route_ops am_ops = {
     .name = "am",
     .reaches = r_reaches,
     .send = r_send,
+    .send_bytes = r_send_bytes,
     .poll = r_poll,
     .wait_fds = r_wait_fds,
     .filter = r_filter,

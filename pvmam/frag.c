@@ -22,28 +22,33 @@
 static void put32(unsigned char *p, uint32_t v) { v = htonl(v); memcpy(p, &v, 4); }
 static uint32_t get32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return ntohl(v); }
 
-int pvmam_frag_send(struct pvmam_peer *p, struct pmsg *m)
+/* The fields of the first fragment's header. */
+struct first {
+    int tag, ctx, wid, crc;
+    uint32_t encword;
+    size_t len;
+};
+
+static int send_frags(struct pvmam_peer *p, const struct first *f, struct pmsg_slicer *sl)
 {
     size_t maxp = am_max_payload(pvmam.ifc);
     unsigned char h[HDR_FIRST];
-    struct pmsg_slicer sl;
-    pmsg_slice_start(m, &sl);
     int first = 1;
     do {
         struct iovec iov[MAX_IOV];
         size_t hl = first ? HDR_FIRST : HDR_NEXT, body = 0;
         iov[0] = (struct iovec){ h, hl };
-        int n = 1 + pmsg_slice(&sl, maxp - hl, iov + 1, MAX_IOV - 1, &body);
-        size_t left = pmsg_slice_left(&sl);
+        int n = 1 + pmsg_slice(sl, maxp - hl, iov + 1, MAX_IOV - 1, &body);
+        size_t left = pmsg_slice_left(sl);
         put32(h, (first ? F_SOM : 0) | (left == 0 ? F_EOM : 0));
         if (first) {
-            put32(h + 4, (uint32_t)m->tag);
-            put32(h + 8, (uint32_t)m->ctx);
-            put32(h + 12, m->encword);
-            put32(h + 16, (uint32_t)m->wid);
-            put32(h + 20, (uint32_t)m->crc);
-            put32(h + 24, (uint32_t)((uint64_t)m->len >> 32));
-            put32(h + 28, (uint32_t)m->len);
+            put32(h + 4, (uint32_t)f->tag);
+            put32(h + 8, (uint32_t)f->ctx);
+            put32(h + 12, f->encword);
+            put32(h + 16, (uint32_t)f->wid);
+            put32(h + 20, (uint32_t)f->crc);
+            put32(h + 24, (uint32_t)((uint64_t)f->len >> 32));
+            put32(h + 28, (uint32_t)f->len);
         }
         int rc = am_request_vdata_ep(pvmam.ifc, p->ep, pvmam.h_frag, iov, n);
         if (rc < 0) {
@@ -54,10 +59,27 @@ int pvmam_frag_send(struct pvmam_peer *p, struct pmsg *m)
             return PvmNoTask;
         }
         first = 0;
-    } while (pmsg_slice_left(&sl) > 0);
+    } while (pmsg_slice_left(sl) > 0);
     p->st.am_msgs_sent++;
-    p->st.am_bytes_sent += m->len;
+    p->st.am_bytes_sent += f->len;
     return 0;
+}
+
+int pvmam_frag_send(struct pvmam_peer *p, struct pmsg *m)
+{
+    struct first f = { m->tag, m->ctx, m->wid, m->crc, m->encword, m->len };
+    struct pmsg_slicer sl;
+    pmsg_slice_start(m, &sl);
+    return send_frags(p, &f, &sl);
+}
+
+/* pvm_psend's bytes, sliced straight from the user's array. */
+int pvmam_frag_send_bytes(struct pvmam_peer *p, int tag, int ctx, const void *buf, size_t len)
+{
+    struct first f = { tag, ctx, 0, 0, pmsg_encword(PvmDataRaw), len };
+    struct pvm_seg seg = { .base = (char *)buf, .len = len };
+    struct pmsg_slicer sl = { &seg, 0, len };
+    return send_frags(p, &f, &sl);
 }
 
 /* Drop a half-received message (peer gone or protocol error). */
@@ -67,6 +89,10 @@ static void drop_partial(struct pvmam_peer *p)
         pvmi_sink_cancel(p->rtoken, p->rm);
     else
         pmsg_free(p->rm);
+    p->rbusy = 0;
+    p->rstarted = 0;
+    if (pvmam.placing == p)
+        pvmam.placing = NULL;
     p->rm = NULL;
     p->rtoken = 0;
     p->rblock = NULL;
@@ -106,35 +132,43 @@ void pvmam_release_held(struct pvmam_peer *p)
 
 static int start_msg(struct pvmam_peer *p, const unsigned char *h)
 {
+    int tag = (int)get32(h + 4), ctx = (int)get32(h + 8);
+    uint32_t encword = get32(h + 12);
+    p->rtotal = ((size_t)get32(h + 24) << 32) | get32(h + 28);
+    p->roff = 0;
+    p->rm = NULL;
+    p->rblock = NULL;
+    p->rtoken = 0;
+    /* Only a message that may be delivered now can land in a precv; one
+     * that lands needs no message buffer at all. */
+    if (p->rx_open && !p->hold_head)
+        p->rtoken = pvmi_sink_claim(p->tid, tag, ctx, encword);
+    if (p->rtoken) {
+        p->rbusy = 1;
+        return 0;
+    }
     struct pmsg *m = pmsg_new_rx();
     if (!m)
         return -1;
-    m->tag = (int)get32(h + 4);
-    m->ctx = (int)get32(h + 8);
-    pmsg_set_encword(m, get32(h + 12));
+    m->tag = tag;
+    m->ctx = ctx;
+    pmsg_set_encword(m, encword);
     m->wid = (int)get32(h + 16);
     m->crc = (int)get32(h + 20);
     m->src = p->tid;
     m->dst = pvmam.mytid;
     m->flags |= PMSG_ROUTED;
-    p->rtotal = ((size_t)get32(h + 24) << 32) | get32(h + 28);
-    p->roff = 0;
-    p->rm = m;
-    p->rtoken = 0;
-    p->rblock = NULL;
-    /* Only a message that may be delivered now can land in a precv. */
-    if (p->rx_open && !p->hold_head)
-        p->rtoken = pvmi_sink_claim(p->tid, m->tag, m->ctx, m->encword);
-    if (!p->rtoken && p->rtotal > 0) {
+    if (p->rtotal > 0) {
         p->rblock = pmsg_blk_alloc(p->rtotal);
         if (!p->rblock || pmsg_append_seg(m, p->rblock, p->rblock, p->rtotal) < 0) {
             pmsg_blk_free(p->rblock);
             p->rblock = NULL;
             pmsg_free(m);
-            p->rm = NULL;
             return -1;
         }
     }
+    p->rm = m;
+    p->rbusy = 1;
     return 0;
 }
 
@@ -166,6 +200,7 @@ static void finish_msg(struct pvmam_peer *p)
 {
     struct pmsg *m = p->rm;
     p->rm = NULL;
+    p->rbusy = 0;
     p->st.am_msgs_recv++;
     p->st.am_bytes_recv += p->rtotal;
     if (p->rtoken) {
@@ -190,17 +225,21 @@ void pvmam_frag_handler(const am_token_t *tok, void *data, size_t len)
     if (flags & F_SOM) {
         if (len < HDR_FIRST)
             return;
-        if (p->rm) {   /* the previous message never ended: protocol error */
-            pvmam_log("t%x: message cut short (%zu of %zu bytes); dropped", p->tid,
-                      p->roff, p->rtotal);
-            drop_partial(p);
+        if (p->rstarted) {   /* frag_place began this message already */
+            p->rstarted = 0;
+        } else {
+            if (p->rbusy) {   /* the previous message never ended: protocol error */
+                pvmam_log("t%x: message cut short (%zu of %zu bytes); dropped", p->tid,
+                          p->roff, p->rtotal);
+                drop_partial(p);
+            }
+            if (start_msg(p, h) < 0)
+                return;
         }
-        if (start_msg(p, h) < 0)
-            return;
         h += HDR_FIRST;
         len -= HDR_FIRST;
     } else {
-        if (!p->rm) {
+        if (!p->rbusy) {
             pvmam_log("t%x: fragment without a message start; dropped", p->tid);
             return;
         }
@@ -208,6 +247,70 @@ void pvmam_frag_handler(const am_token_t *tok, void *data, size_t len)
         len -= HDR_NEXT;
     }
     put_data(p, (const char *)h, len);
+    size_t placed = am_token_placed(tok);
+    if (pvmam.placing == p)
+        pvmam.placing = NULL;
+    if (placed) {   /* already where frag_place said: just count it */
+        if (p->rtoken)
+            pvmi_sink_wrote(p->rtoken, placed);
+        p->roff += placed;
+    }
     if (flags & F_EOM)
         finish_msg(p);
+}
+
+/* libam asks where the body of a big fragment should go (am_set_placer):
+ * straight into the message's block, or into the waiting pvm_precv's
+ * buffer, so it is read off the socket once and never copied.  The head
+ * is HDR_FIRST bytes: a first fragment's header, or a later fragment's
+ * header and the first body bytes, which the handler copies itself. */
+static void *frag_place(const am_token_t *tok, const void *head, size_t hl, size_t total)
+{
+    struct pvmam_peer *p = pvmam_peer_find(am_token_tid(tok));
+    const unsigned char *h = head;
+    if (!p || hl != HDR_FIRST)
+        return NULL;
+    size_t pre;   /* body bytes inside the head */
+    if (get32(h) & F_SOM) {
+        if (p->rbusy || start_msg(p, h) < 0)
+            return NULL;   /* the handler sorts it out */
+        p->rstarted = 1;
+        pre = 0;
+    } else {
+        if (!p->rbusy)
+            return NULL;
+        pre = HDR_FIRST - HDR_NEXT;
+    }
+    size_t n = total - hl;
+    if (p->roff + pre + n > p->rtotal)
+        return NULL;   /* a lying sender: the handler clips it */
+    if (p->rtoken) {
+        size_t room;
+        char *dst = pvmi_sink_dest(p->rtoken, &room);
+        if (!dst || room < pre + n)
+            return NULL;
+        pvmam.placing = p;
+        return dst + pre;
+    }
+    return p->rblock ? p->rblock + p->roff + pre : NULL;
+}
+
+/* libam reads a placed fragment across several polls.  If the pvm_precv
+ * whose buffer it goes to has returned in between (an error), the buffer
+ * is the user's again: the rest must not be written there. */
+void pvmam_frag_check_place(void)
+{
+    struct pvmam_peer *p = pvmam.placing;
+    if (p->rtoken && !pvmi_sink_live(p->rtoken)) {
+        am_placement_discard(p->ep);
+        pvmam.placing = NULL;
+    }
+}
+
+int pvmam_frag_bind(void)
+{
+    int id = am_address_to_id(pvmam_frag_handler);
+    if (id >= 0)
+        am_set_placer(id, frag_place, HDR_FIRST);
+    return id;
 }

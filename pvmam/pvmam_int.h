@@ -47,7 +47,9 @@ struct pvmam_peer {
     am_endpoint_t *ep;
     char addr[64];
     /* message being reassembled from its fragments */
-    struct pmsg *rm;
+    int rbusy;            /* a message is in progress */
+    int rstarted;         /* ...begun by frag_place, its handler not run yet */
+    struct pmsg *rm;      /* its buffer (NULL while landing in a precv) */
     size_t roff, rtotal;
     unsigned rtoken;      /* != 0: landing in a pvm_precv buffer */
     char *rblock;
@@ -70,6 +72,7 @@ struct pvmam_state {
     am_interface_t *ifc;
     char addr[64];            /* our AM address */
     int h_frag;               /* handler id */
+    struct pvmam_peer *placing;   /* a fragment is being read into a precv's buffer */
     volatile int sigio;       /* the daemon socket signalled input */
     int daemon_fd;
     struct pvmam_stats total;
@@ -113,7 +116,10 @@ void pvmam_init_note(struct pmsg *m);        /* HELLO/TABLE/DONE/GO arrived */
 
 /* ---- fragments (frag.c) --------------------------------------------- */
 int pvmam_frag_send(struct pvmam_peer *p, struct pmsg *m);
+int pvmam_frag_send_bytes(struct pvmam_peer *p, int tag, int ctx, const void *buf, size_t len);
 void pvmam_frag_handler(const am_token_t *tok, void *data, size_t len);
+int pvmam_frag_bind(void);   /* handler id (with its placer), or < 0 */
+void pvmam_frag_check_place(void);   /* before am_poll: is a precv's buffer still wanted? */
 void pvmam_release_held(struct pvmam_peer *p);
 void pvmam_peer_drop_rx(struct pvmam_peer *p);
 
