@@ -58,15 +58,62 @@ static void on_ack(const am_token_t *tok, void *data, size_t len)
         memcpy(w, data, 8);
 }
 
+/* Receive placement: requests for h_pdata carry the same payload as
+ * h_data; the placer puts the body of every other one (by sequence number
+ * in the head) into place_buf, so both paths are taken. */
+#define PLACE_HEAD 16
+static int h_pdata;
+static unsigned char *place_buf, *join_buf;
+static size_t place_cap;
+static uint64_t placed_reqs, place_calls;
+
+static void *placer(const am_token_t *tok, const void *head, size_t hl, size_t total)
+{
+    uint32_t seq;
+    (void)tok;
+    place_calls++;
+    if (hl != PLACE_HEAD || total - hl > place_cap)
+        return NULL;
+    memcpy(&seq, head, 4);
+    memset(place_buf, 0xa5, 64);   /* stale bytes must be overwritten */
+    return seq % 2 ? NULL : place_buf;
+}
+
+static void on_pdata(const am_token_t *tok, void *data, size_t len)
+{
+    size_t placed = am_token_placed(tok);
+    if (!placed) {
+        on_data(tok, data, len);
+        return;
+    }
+    placed_reqs++;
+    if (len != PLACE_HEAD)    /* the handler sees the head only */
+        sum_errors++;
+    memcpy(join_buf, data, len);
+    memcpy(join_buf + len, place_buf, placed);
+    on_data(tok, join_buf, len + placed);
+}
+
 static void register_handlers(void)
 {
     am_global_init();
     am_global_shutdown();
     h_data = am_address_to_id(on_data);
     h_ack = am_address_to_id(on_ack);
+    h_pdata = am_address_to_id(on_pdata);
+    if (am_set_placer(h_pdata, placer, AM_PLACE_HEAD_MAX + 1) != AM_ERR_INVAL ||
+        am_set_placer(999, placer, PLACE_HEAD) != AM_ERR_INVAL ||
+        am_set_placer(h_pdata, placer, PLACE_HEAD) != AM_OK) {
+        fprintf(stderr, "test_am: am_set_placer misbehaves\n");
+        exit(EXIT_FAILURE);
+    }
 }
 
 /* ---- a peer process ----------------------------------------------------- */
+
+/* what the child reports: order errors, checksum errors, requests,
+ * reordered, placed requests, placer calls, bytes received */
+#define NRES 7
 
 struct peer {
     pid_t pid;
@@ -91,6 +138,11 @@ static void child_main(struct peer *p, struct am_config cfg)
     alarm(120);
     if (am_init(transport, &cfg, &ifc) < 0)
         _exit(2);
+    place_cap = am_max_payload(ifc);
+    place_buf = malloc(place_cap);
+    join_buf = malloc(place_cap + PLACE_HEAD);
+    if (!place_buf || !join_buf)
+        _exit(2);
     char addr[128];
     write(p->from[1], am_task_address(ifc, AM_TID_SELF), 64);
     if (read(p->to[0], addr, 64) != 64)
@@ -114,7 +166,8 @@ static void child_main(struct peer *p, struct am_config cfg)
         am_wait(ifc, 10);
     struct am_stats st;
     am_interface_stats(ifc, &st);
-    uint64_t res[4] = { (uint64_t)order_errors, (uint64_t)sum_errors, st.requests_recv, st.reordered };
+    uint64_t res[NRES] = { (uint64_t)order_errors, (uint64_t)sum_errors, st.requests_recv,
+                           st.reordered, placed_reqs, place_calls, st.bytes_recv };
     write(p->from[1], res, sizeof res);
     am_shutdown(ifc);
     _exit(0);
@@ -142,20 +195,23 @@ static am_interface_t *start_pair(struct peer *p, struct am_config cfg)
     return ifc;
 }
 
-static void stop_pair(struct peer *p, uint64_t res[4])
+static void stop_pair(struct peer *p, uint64_t res[NRES])
 {
     ck_assert_int_eq(write(p->to[1], "x", 1), 1);
-    ck_assert_int_eq(read(p->from[0], res, sizeof(uint64_t) * 4), (ssize_t)(sizeof(uint64_t) * 4));
+    ck_assert_int_eq(read(p->from[0], res, sizeof(uint64_t) * NRES),
+                     (ssize_t)(sizeof(uint64_t) * NRES));
     int st;
     waitpid(p->pid, &st, 0);
     ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     close(p->to[0]); close(p->to[1]); close(p->from[0]); close(p->from[1]);
 }
 
-/* Send n requests of random sizes 0..max with checksums; every 4th goes
- * as three iovecs.  Waits for all replies. */
-static void stream(am_interface_t *ifc, int n, unsigned seed)
+/* Send n requests for handler h of random sizes 0..max with checksums;
+ * every 4th goes as three iovecs.  Waits for all replies; returns the
+ * payload bytes sent. */
+static uint64_t stream_to(am_interface_t *ifc, int h, int n, unsigned seed)
 {
+    uint64_t bytes = 0;
     size_t max = am_max_payload(ifc);
     unsigned char *buf = malloc(max);
     ck_assert_ptr_nonnull(buf);
@@ -183,10 +239,11 @@ static void stream(am_interface_t *ifc, int n, unsigned seed)
         if (i % 4 == 3 && len >= 8) {
             struct iovec v[3] = { { buf, 8 }, { buf + 8, (len - 8) / 2 },
                                   { buf + 8 + (len - 8) / 2, len - 8 - (len - 8) / 2 } };
-            rc = am_request_vdata(ifc, 2, h_data, v, 3);
+            rc = am_request_vdata(ifc, 2, h, v, 3);
         } else {
-            rc = am_request(ifc, 2, h_data, buf, len);
+            rc = am_request(ifc, 2, h, buf, len);
         }
+        bytes += len;
         ck_assert_msg(rc == AM_OK, "request %d: %s", i, am_strerror(rc));
     }
     for (int k = 0; k < 3000 && am_outstanding(ifc); k++)
@@ -195,7 +252,10 @@ static void stream(am_interface_t *ifc, int n, unsigned seed)
     ck_assert_uint_eq(acks, (uint32_t)n);
     ck_assert_uint_eq(ack_errors, 0);
     free(buf);
+    return bytes;
 }
+
+static void stream(am_interface_t *ifc, int n, unsigned seed) { stream_to(ifc, h_data, n, seed); }
 
 /* ---- tests -------------------------------------------------------------- */
 
@@ -248,7 +308,7 @@ START_TEST(exchange_10000_in_order)
     struct peer p;
     am_interface_t *ifc = start_pair(&p, small_cfg());
     stream(ifc, 10000, 7);
-    uint64_t res[4];
+    uint64_t res[NRES];
     stop_pair(&p, res);
     ck_assert_uint_eq(res[0], 0);   /* order errors at the receiver */
     ck_assert_uint_eq(res[1], 0);   /* checksum errors */
@@ -267,7 +327,7 @@ START_TEST(exchange_with_loss_knob)
     stream(ifc, 3000, 11);
     struct am_stats st;
     am_interface_stats(ifc, &st);
-    uint64_t res[4];
+    uint64_t res[NRES];
     stop_pair(&p, res);
     ck_assert_uint_eq(res[0], 0);
     ck_assert_uint_eq(res[1], 0);
@@ -275,6 +335,30 @@ START_TEST(exchange_with_loss_knob)
     if (!strcmp(transport, "udp")) {
         ck_assert_uint_gt(st.retransmits, 0);
         ck_assert_uint_gt(res[3] + st.duplicates, 0);  /* held back or duplicated */
+    }
+    am_shutdown(ifc);
+}
+END_TEST
+
+/* Big requests whose handler has a placer: on tcp their bodies go straight
+ * to the placer's buffer (every other one, as the placer chooses), on udp
+ * the placer is never asked; either way every byte arrives, in order. */
+START_TEST(placement_delivers_everything)
+{
+    struct peer p;
+    am_interface_t *ifc = start_pair(&p, small_cfg());
+    uint64_t bytes = stream_to(ifc, h_pdata, 2000, 13);
+    uint64_t res[NRES];
+    stop_pair(&p, res);
+    ck_assert_uint_eq(res[0], 0);
+    ck_assert_uint_eq(res[1], 0);
+    ck_assert_uint_eq(res[2], 2000);
+    ck_assert_uint_eq(res[6], bytes);   /* placed bytes are counted too */
+    if (!strcmp(transport, "tcp")) {
+        ck_assert_uint_gt(res[4], 100);            /* about half of the big ones */
+        ck_assert_uint_gt(res[5], res[4]);         /* the placer said no to others */
+    } else {
+        ck_assert_uint_eq(res[5], 0);
     }
     am_shutdown(ifc);
 }
@@ -345,7 +429,7 @@ START_TEST(garbage_survived)
     am_interface_stats(ifc, &st);
     ck_assert_uint_gt(st.drops, 0);
     stream(ifc, 500, 9);            /* the real peer still works */
-    uint64_t res[4];
+    uint64_t res[NRES];
     stop_pair(&p, res);
     ck_assert_uint_eq(res[0] + res[1], 0);
     am_shutdown(ifc);
@@ -363,6 +447,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, basics);
     tcase_add_test(tc, exchange_10000_in_order);
     tcase_add_test(tc, exchange_with_loss_knob);
+    tcase_add_test(tc, placement_delivers_everything);
     tcase_add_test(tc, peer_death_reported);
     tcase_add_test(tc, garbage_survived);
     suite_add_tcase(s, tc);
