@@ -190,6 +190,9 @@ int am_event_fd(const am_interface_t *ifc);
 int am_next_timeout_ms(const am_interface_t *ifc);
 /* Number of requests sent and not yet acknowledged (all endpoints). */
 unsigned am_outstanding(const am_interface_t *ifc);
+/* Bytes read from the network so far, parts of AMs still arriving
+ * included: a caller about to sleep can tell that data is still flowing. */
+uint64_t am_bytes_read(const am_interface_t *ifc);
 
 /* ---- statistics ------------------------------------------------------- */
 struct am_stats {

@@ -372,6 +372,7 @@ am_endpoint_t *am_token_endpoint(const am_token_t *t) { return t ? t->ep : NULL;
 int32_t am_token_tid(const am_token_t *t) { return t && t->ep ? t->ep->tid : -1; }
 int am_token_is_request(const am_token_t *t) { return t ? t->is_request : 0; }
 size_t am_token_placed(const am_token_t *t) { return t ? t->placed : 0; }
+uint64_t am_bytes_read(const am_interface_t *ifc) { return ifc ? ifc->rx_read : 0; }
 
 void am_placement_discard(am_endpoint_t *ep)
 {

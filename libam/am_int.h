@@ -136,6 +136,7 @@ struct am_interface {
     unsigned outstanding;
     int in_handler;
     size_t rx_placed;              /* for the delivery under way (tcp) */
+    uint64_t rx_read;              /* bytes read by the transport (am_bytes_read) */
     char *rxbuf;                   /* receive staging (udp) */
     size_t rxbuf_cap;
     struct am_stats st;
@@ -185,6 +186,7 @@ uint64_t amx_now_us(void);
 int amx_self_ip(const char *bind_host, struct in_addr *out);
 int amx_addr_parse(const char *prefix, const char *text, struct sockaddr_in *sa);
 int amx_addr_format(const char *prefix, const struct sockaddr_in *sa, char *text, size_t size);
-int amx_bound_socket(am_interface_t *ifc, int type, const char *prefix);
+/* shared: SO_REUSEPORT, so per-peer sockets can take the same port (udp) */
+int amx_bound_socket(am_interface_t *ifc, int type, const char *prefix, int shared);
 
 #endif /* LIBAM_AM_INT_H */

@@ -58,7 +58,7 @@ int amx_addr_format(const char *prefix, const struct sockaddr_in *sa, char *text
 /* Open a nonblocking socket of `type` bound to the interface's address
  * (all addresses unless bind_host is set) on a free port, and publish its
  * printable address as the interface's own.  Returns the fd or a status. */
-int amx_bound_socket(am_interface_t *ifc, int type, const char *prefix)
+int amx_bound_socket(am_interface_t *ifc, int type, const char *prefix, int shared)
 {
     struct sockaddr_in sa = { .sin_family = AF_INET };
     int rc = amx_self_ip(ifc->cfg.bind_host, &sa.sin_addr);
@@ -70,6 +70,9 @@ int amx_bound_socket(am_interface_t *ifc, int type, const char *prefix)
     int fd = socket(AF_INET, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return AM_ERR_SYS;
+    int one = 1;
+    if (shared)   /* best effort: without it the transport sends unconnected */
+        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
     socklen_t sl = sizeof bind_sa;
     if (bind(fd, (struct sockaddr *)&bind_sa, sizeof bind_sa) < 0 ||
         getsockname(fd, (struct sockaddr *)&bind_sa, &sl) < 0) {

@@ -44,7 +44,7 @@ static int tcp_init(am_interface_t *ifc)
     struct tcp *t = calloc(1, sizeof *t);
     if (!t)
         return AM_ERR_NOMEM;
-    int rc = t->lfd = amx_bound_socket(ifc, SOCK_STREAM, "tcp");
+    int rc = t->lfd = amx_bound_socket(ifc, SOCK_STREAM, "tcp", 0);
     if (rc < 0)
         goto fail;
     rc = AM_ERR_SYS;
@@ -211,6 +211,7 @@ static int land_more(am_interface_t *ifc, am_endpoint_t *ep)
         size_t want = ep->land_discard && ep->land_left > ep->rx_cap ? ep->rx_cap : ep->land_left;
         ssize_t r = recv(ep->fd, ep->land_discard ? ep->rx : ep->land_dst, want, MSG_DONTWAIT);
         if (r > 0) {
+            ifc->rx_read += (uint64_t)r;
             if (!ep->land_discard)
                 ep->land_dst += r;
             ep->land_left -= (size_t)r;
@@ -276,6 +277,7 @@ static int read_ep(am_interface_t *ifc, am_endpoint_t *ep)
             continue;
         if (r <= 0)
             goto broken;
+        ifc->rx_read += (uint64_t)r;
         ep->rx_got += (size_t)r;
         size_t off = 0;
         while (ep->rx_got - off >= AMX_HDR && !ep->dead) {
@@ -330,8 +332,10 @@ static int queue_out(am_endpoint_t *ep, const struct iovec *iov, int n)
 
 /* Write it all; while the socket is full, read from the peer so two
  * tasks sending big AMs to each other cannot deadlock. */
+#define WRITE_SPIN_US 200
 static int write_all(am_interface_t *ifc, am_endpoint_t *ep, struct iovec *iov, int n)
 {
+    uint64_t spin_end = 0;
     while (n > 0) {
         struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
         /* one buffer (small AMs arrive packed): send skips the iovec import */
@@ -342,14 +346,21 @@ static int write_all(am_interface_t *ifc, am_endpoint_t *ep, struct iovec *iov, 
                 continue;
             if (errno != EAGAIN && errno != EWOULDBLOCK)
                 return AM_ERR_DEAD;
+            /* The socket is full: the peer is reading (on another core),
+             * so look again at once for a while before sleeping, since a
+             * wake-up costs more than the wait usually lasts. */
+            if (!spin_end)
+                spin_end = amx_now_us() + WRITE_SPIN_US;
+            int wait_ms = amx_now_us() < spin_end ? 0 : 100;
             struct pollfd p = { .fd = ep->fd, .events = POLLOUT | POLLIN };
-            poll(&p, 1, 100);
+            poll(&p, 1, wait_ms);
             if (p.revents & POLLIN)
                 read_ep(ifc, ep);
             if (ep->dead || ep->fd < 0)
                 return AM_ERR_DEAD;
             continue;
         }
+        spin_end = 0;   /* it moves: spin again next time it fills */
         while (n > 0 && (size_t)w >= iov->iov_len) {
             w -= (ssize_t)iov->iov_len;
             iov++;
@@ -395,12 +406,13 @@ static int tcp_recv(am_interface_t *ifc)
      * ask epoll (which also watches the listener) every few polls. */
     if (++t->polls % 256) {
         int k = 0;
-        for (am_endpoint_t *ep = ifc->eps; ep && k < 4; ep = ep->next)
+        am_endpoint_t *ep = ifc->eps;
+        for (; ep && k < 4; ep = ep->next)
             if (ep->fd >= 0 && !ep->dead) {
                 handled += read_ep(ifc, ep);
                 k++;
             }
-        if (handled || k == 4)
+        if (handled || !ep)   /* all tried: epoll only for the listener, now and then */
             return handled;
     }
     int n = epoll_wait(t->epfd, evs, 32, 0);

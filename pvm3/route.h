@@ -25,7 +25,8 @@ struct pvm_route_ops {
      * The message stays owned by the caller. */
     int (*send)(void *ctx, int tid, struct pmsg *m);
     /* Progress without blocking: deliver complete incoming messages with
-     * pvmi_deliver().  Returns >= 0 messages delivered or a PVM error. */
+     * pvmi_deliver().  Returns > 0 if it made progress (messages, or bytes
+     * of one still arriving), 0 if not, or a PVM error. */
     int (*poll)(void *ctx);
     /* Fill up to max pollfds to block on; may lower *timeout_ms (ms until
      * the route needs poll() called, e.g. retransmissions).  Returns count. */

@@ -164,13 +164,18 @@ int pvmi_progress(int timeout_ms)
      * briefly (a wake-up across cores costs more) before blocking. */
     int hint = pvmi_routes_daemon_ready();
     if (hint >= 0) {
-        long long spin_end = timeout_ms ? now_us() + SPIN_US : 0;
+        /* While a big message streams in, keep spinning: sleeping then
+         * would let the sender's socket fill and stall it too.  A caller's
+         * timeout still bounds the spin. */
+        long long t = now_us(), spin_end = timeout_ms ? t + SPIN_US : 0;
+        long long limit = timeout_ms > 0 ? t + timeout_ms * 1000LL : -1;
         for (;;) {
             if (hint > 0 && pvmi_conn_input(&pvmi.pvmd) < 0)
                 conn_failed(&pvmi.pvmd);
-            if (ninput != in_before || chead || pvmi.dead || now_us() >= spin_end)
+            if (ninput != in_before || chead || pvmi.dead || (t = now_us()) >= spin_end)
                 break;
-            pvmi_routes_poll();
+            if (pvmi_routes_poll() > 0 && (limit < 0 || t + SPIN_US < limit))
+                spin_end = t + SPIN_US;
             hint = pvmi_routes_daemon_ready();
         }
         if (ninput != in_before || chead || pvmi.dead || timeout_ms == 0)

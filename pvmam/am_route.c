@@ -133,9 +133,10 @@ static int r_poll(void *ctx)
         return 0;
     if (pvmam.placing)
         pvmam_frag_check_place();
+    uint64_t before = am_bytes_read(pvmam.ifc);
     int rc = am_poll(pvmam.ifc);
     pvmam_link_work();
-    return rc < 0 ? 0 : rc;
+    return rc > 0 ? rc : am_bytes_read(pvmam.ifc) != before;
 }
 
 static int r_wait_fds(void *ctx, struct pollfd *fds, int max, int *timeout_ms)
@@ -238,6 +239,16 @@ static void r_exit(void *ctx)
     if (!pvmam.on)
         return;
     pvmam.on = 0;
+    if (pvmam.cfg.verbose) {   /* the totals, for a user wondering where messages went */
+        struct pvmam_stats s;
+        pvmam_stats(0, &s);
+        pvmam_log("exit: sent %llu messages over AM, %llu via the pvmd; received %llu over AM, "
+                  "%llu via the pvmd; %llu retransmits, %llu duplicates, %llu drops",
+                  (unsigned long long)s.am_msgs_sent, (unsigned long long)s.pvmd_msgs_sent,
+                  (unsigned long long)s.am_msgs_recv, (unsigned long long)s.pvmd_msgs_recv,
+                  (unsigned long long)s.retransmits, (unsigned long long)s.duplicates,
+                  (unsigned long long)s.drops);
+    }
     am_shutdown(pvmam.ifc);   /* flushes what is in flight, bounded */
     pvmam.ifc = NULL;
     pvmam_peers_free();
