@@ -188,5 +188,7 @@ int amx_addr_parse(const char *prefix, const char *text, struct sockaddr_in *sa)
 int amx_addr_format(const char *prefix, const struct sockaddr_in *sa, char *text, size_t size);
 /* shared: SO_REUSEPORT, so per-peer sockets can take the same port (udp) */
 int amx_bound_socket(am_interface_t *ifc, int type, const char *prefix, int shared);
+/* A new epoll fd watching fd for input (event data NULL), or -1. */
+int amx_epoll_with(int fd);
 
 #endif /* LIBAM_AM_INT_H */

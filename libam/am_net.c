@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <net/if.h>
+#include <sys/epoll.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <string.h>
@@ -82,4 +83,15 @@ int amx_bound_socket(am_interface_t *ifc, int type, const char *prefix, int shar
     sa.sin_port = bind_sa.sin_port;
     amx_addr_format(prefix, &sa, ifc->self_addr, sizeof ifc->self_addr);
     return fd;
+}
+
+int amx_epoll_with(int fd)
+{
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+    if (ep >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+        close(ep);
+        return -1;
+    }
+    return ep;
 }

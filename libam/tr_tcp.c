@@ -50,16 +50,10 @@ static int tcp_init(am_interface_t *ifc)
     rc = AM_ERR_SYS;
     if (listen(t->lfd, 128) < 0)
         goto fail_lfd;
-    t->epfd = epoll_create1(EPOLL_CLOEXEC);
-    if (t->epfd < 0)
+    if ((t->epfd = amx_epoll_with(t->lfd)) < 0)
         goto fail_lfd;
-    struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
-    if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->lfd, &ev) < 0)
-        goto fail_ep;
     ifc->trd = t;
     return AM_OK;
-fail_ep:
-    close(t->epfd);
 fail_lfd:
     close(t->lfd);
 fail:

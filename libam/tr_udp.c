@@ -75,17 +75,12 @@ static int udp_init(am_interface_t *ifc)
     rc = AM_ERR_SYS;
     if (getsockname(u->fd, (struct sockaddr *)&u->local, &sl) < 0)
         goto fail_close;
-    if ((u->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
+    if ((u->epfd = amx_epoll_with(u->fd)) < 0)
         goto fail_close;
-    struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
-    if (epoll_ctl(u->epfd, EPOLL_CTL_ADD, u->fd, &ev) < 0)
-        goto fail_epoll;
     set_bufs(u->fd);
     u->rnd = (unsigned)getpid() * 2654435761u;
     ifc->trd = u;
     return AM_OK;
-fail_epoll:
-    close(u->epfd);
 fail_close:
     close(u->fd);
 fail_free:

@@ -122,7 +122,7 @@ struct pmsg *pmsg_find(int mid)
 #define BLK_KEEP  ((size_t)96 << 20)
 
 struct blk_cache {
-    struct { void *p; size_t size; } s[16];   /* a stack: s[0..n) */
+    struct { void *p; size_t size; } s[16];   /* s[0..n), oldest first */
     int n, slots;
     size_t total, keep;
 };
@@ -137,8 +137,9 @@ static void *cache_take(struct blk_cache *c, size_t n)
         size_t sz = c->s[i].size;
         if (sz >= n && (sz / 2 <= n || sz - n <= 64)) {
             void *p = c->s[i].p;
-            c->total -= c->s[i].size;
-            c->s[i] = c->s[--c->n];
+            c->total -= sz;
+            c->n--;
+            memmove(&c->s[i], &c->s[i + 1], sizeof c->s[0] * (size_t)(c->n - i));
             return p;
         }
     }
@@ -150,7 +151,8 @@ static int cache_keep(struct blk_cache *c, void *p, size_t size)
     if (c->n == c->slots) {   /* full: the oldest goes, the newest stays */
         c->total -= c->s[0].size;
         free(c->s[0].p);
-        c->s[0] = c->s[--c->n];
+        c->n--;
+        memmove(&c->s[0], &c->s[1], sizeof c->s[0] * (size_t)c->n);
     }
     if (size + c->total > c->keep)
         return 0;
