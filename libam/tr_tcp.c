@@ -188,9 +188,6 @@ static int tcp_accept(am_interface_t *ifc, am_endpoint_t *ep)
     }
 }
 
-/* Read what the socket has (one read, usually), then dispatch every whole
- * AM in the buffer; a partial one is kept at the front for next time.
- * The buffer holds one largest AM, so a partial one always fits. */
 /* Reads take at most this much at a time while no AM is being placed, so
  * a big AM that a placer wants is mostly read straight into place. */
 #define RX_CHUNK ((size_t)64 << 10)
@@ -248,6 +245,9 @@ static int try_place(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hd
     return 1;
 }
 
+/* Read what the socket has (one read, usually), then dispatch every whole
+ * AM in the buffer; a partial one is kept at the front for next time.
+ * The buffer holds one largest AM, so a partial one always fits. */
 static int read_ep(am_interface_t *ifc, am_endpoint_t *ep)
 {
     int handled = 0;
@@ -343,9 +343,10 @@ static int write_all(am_interface_t *ifc, am_endpoint_t *ep, struct iovec *iov, 
             /* The socket is full: the peer is reading (on another core),
              * so look again at once for a while before sleeping, since a
              * wake-up costs more than the wait usually lasts. */
+            uint64_t now = amx_now_us();
             if (!spin_end)
-                spin_end = amx_now_us() + WRITE_SPIN_US;
-            int wait_ms = amx_now_us() < spin_end ? 0 : 100;
+                spin_end = now + WRITE_SPIN_US;
+            int wait_ms = now < spin_end ? 0 : 100;
             struct pollfd p = { .fd = ep->fd, .events = POLLOUT | POLLIN };
             poll(&p, 1, wait_ms);
             if (p.revents & POLLIN)
