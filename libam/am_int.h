@@ -38,6 +38,7 @@
 #define AMX_HDR 24
 #define AMX_MAGIC 0x414d3032u   /* "AM02" */
 #define AMX_ACK_DELAY_US 40
+#define AMX_TIMER_SKIP 16   /* polls with input in a row that skip the timers */
 #define AMX_REQ 1
 #define AMX_REP 2
 #define AMX_HELLO 3
@@ -134,6 +135,7 @@ struct am_interface {
     am_dead_fn dead_fn;
     void *dead_arg;
     unsigned outstanding;
+    unsigned timer_skips;          /* am_poll: see AMX_TIMER_SKIP */
     int in_handler;
     size_t rx_placed;              /* for the delivery under way (tcp) */
     uint64_t rx_read;              /* bytes read by the transport (am_bytes_read) */

@@ -172,7 +172,7 @@ int am_request_vdata_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
     s->seq = h.seq;
     if (!ifc->reliable) {
         s->timeout_us = ifc->cfg.timeout_us;
-        s->deadline_us = amx_now_us() + s->timeout_us;
+        s->deadline_us = 0;   /* the next timer run stamps it */
     }
     ep->inflight++;
     ifc->outstanding++;
@@ -263,7 +263,9 @@ static void pay_due(am_interface_t *ifc, int all)
             continue;
         if (!all && !now)
             now = amx_now_us();
-        if (all || ep->owe_deadline_us <= now)
+        if (!all && !ep->owe_deadline_us)   /* owed since the last timer run */
+            ep->owe_deadline_us = now + AMX_ACK_DELAY_US;
+        else if (all || ep->owe_deadline_us <= now)
             amx_pay_owed(ifc, ep);
     }
 }
@@ -294,7 +296,7 @@ static void deliver(am_interface_t *ifc, am_endpoint_t *ep, uint8_t inst, uint32
         ep->owe = 1;
         ep->owe_inst = inst;
         ep->owe_seq = seq;
-        ep->owe_deadline_us = amx_now_us() + AMX_ACK_DELAY_US;
+        ep->owe_deadline_us = 0;   /* the next timer run stamps it */
     }
 }
 
@@ -432,6 +434,8 @@ static void retransmit(am_interface_t *ifc)
     for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next) {
         for (unsigned i = 0; ep->inflight && i < ifc->cfg.depth; i++) {
             struct amx_slot *s = &ep->slot[i];
+            if (s->busy && !s->deadline_us)   /* sent since the last timer run */
+                s->deadline_us = now + s->timeout_us;
             if (!s->busy || s->deadline_us > now)
                 continue;
             if ((uint64_t)s->timeout_us * 2 > ifc->cfg.timeout_max_us) {
@@ -455,6 +459,13 @@ int am_poll(am_interface_t *ifc)
     if (ifc->in_handler)
         return AM_ERR_STATE;
     int n = ifc->tr->recv(ifc);
+    /* The timers need the clock, which costs as much as the rest of a
+     * poll: one that handled input skips them (its caller is about to
+     * answer and polls again), never more than AMX_TIMER_SKIP in a row,
+     * so a busy stream cannot starve them. */
+    if (n > 0 && ++ifc->timer_skips < AMX_TIMER_SKIP)
+        return n;
+    ifc->timer_skips = 0;
     if (!ifc->reliable)
         retransmit(ifc);
     pay_due(ifc, 0);
@@ -466,13 +477,19 @@ int am_next_timeout_ms(const am_interface_t *ifc)
     if (!ifc)
         return -1;
     uint64_t now = amx_now_us(), best = UINT64_MAX;
-    for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next)
-        if (ep->owe && ep->owe_deadline_us < best)
-            best = ep->owe_deadline_us;
+    /* a deadline of 0 is not stamped yet: it runs from now */
+    for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next) {
+        uint64_t d = ep->owe_deadline_us ? ep->owe_deadline_us : now + AMX_ACK_DELAY_US;
+        if (ep->owe && d < best)
+            best = d;
+    }
     for (am_endpoint_t *ep = ifc->eps; !ifc->reliable && ifc->outstanding && ep; ep = ep->next)
-        for (unsigned i = 0; ep->inflight && i < ifc->cfg.depth; i++)
-            if (ep->slot[i].busy && ep->slot[i].deadline_us < best)
-                best = ep->slot[i].deadline_us;
+        for (unsigned i = 0; ep->inflight && i < ifc->cfg.depth; i++) {
+            const struct amx_slot *s = &ep->slot[i];
+            uint64_t d = s->deadline_us ? s->deadline_us : now + s->timeout_us;
+            if (s->busy && d < best)
+                best = d;
+        }
     if (best == UINT64_MAX)
         return -1;
     return best <= now ? 0 : (int)((best - now + 999) / 1000);

@@ -10,18 +10,23 @@ static struct pvmam_peer **slot;   /* hash: tid -> peer */
 static unsigned nslot;             /* power of two */
 static struct pvmam_peer **list;   /* in creation order */
 static int npeer, cap;
+static struct pvmam_peer *last;    /* the last one found */
 
 static unsigned hash(int tid, unsigned n) { return ((unsigned)tid * 2654435761u) & (n - 1); }
 
 struct pvmam_peer *pvmam_peer_find(int tid)
 {
+    /* a message is looked up several times on its way (route, send,
+     * handler), and a ping-pong talks to one peer: remember the last */
+    if (last && last->tid == tid)
+        return last;
     if (!nslot)
         return NULL;
     for (unsigned i = hash(tid, nslot);; i = (i + 1) & (nslot - 1)) {
         if (!slot[i])
             return NULL;
         if (slot[i]->tid == tid)
-            return slot[i];
+            return last = slot[i];
     }
 }
 
@@ -80,6 +85,7 @@ void pvmam_peers_free(void)
     }
     free(list);
     free(slot);
+    last = NULL;
     list = NULL;
     slot = NULL;
     npeer = cap = 0;

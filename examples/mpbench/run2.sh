@@ -1,0 +1,113 @@
+#!/bin/bash
+# run.sh - the MPBench comparison: stock PVM (default and direct route),
+# libpvm3am with each PVMAM_TRANSPORT, and raw sockets, in one private VM,
+# interleaved round by round; then medians, figures and the summary table.
+#   run.sh [--quick] [--out DIR] [--rounds N] [--reps N] [--configs LIST]
+#          [--sizes LIST] [--max BYTES] [--tcap SECS] [--tests LIST]
+#          [-- more mpbench options]
+# Full run: all tests, 8 B..1 MiB, 3 rounds x 3 timed runs of <= 10 ms per
+# point (about 5 minutes).  Quick: latency and bandwidth, 8 B..1 MiB in
+# powers of 4 (and 1 MiB), 3 rounds x 3 runs of <= 5 ms (under a minute).
+# Environment: top_builddir (default .), top_srcdir (default: from this
+# script), PVMD, BENCH_QUICK=1 (same as --quick).  Progress goes to stderr.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
+top_builddir=${top_builddir:-.}
+B=$(cd "$top_builddir" && pwd)/examples/mpbench
+OUTDIR=$top_builddir/bench-out
+CONFIGS="stock-default stock-direct am-off am-tcp am-udp raw"
+ROUNDS=3 REPS=3 MAX=1048576 TCAP=0.01 SIZES="" TESTS=all
+quick=${BENCH_QUICK:-}
+extra=()
+while [ $# -gt 0 ]; do
+    case $1 in
+    --quick) quick=1 ;;
+    --out) OUTDIR=$2; shift ;;
+    --rounds) ROUNDS=$2; shift ;;
+    --reps) REPS=$2; shift ;;
+    --configs) CONFIGS=$(echo "$2" | tr , ' '); shift ;;
+    --sizes) SIZES=$2; shift ;;
+    --max) MAX=$2; shift ;;
+    --tcap) TCAP=$2; shift ;;
+    --tests) TESTS=$2; shift ;;
+    --) shift; extra=("$@"); break ;;
+    *) echo "usage: run.sh [--quick] [--out DIR] [--rounds N] [--reps N] [--configs LIST]" \
+            "[--sizes LIST] [--max BYTES] [--tcap SECS] [--tests LIST] [-- mpbench options]" >&2; exit 2 ;;
+    esac
+    shift
+done
+[ "$quick" = 0 ] && quick=
+if [ -n "$quick" ]; then
+    # explicit options given with --quick still win
+    [ "$TCAP" = 0.01 ] && TCAP=0.005
+    [ "$TESTS" = all ] && TESTS=latency,bandwidth
+    [ -z "$SIZES" ] && SIZES=$(awk -v m="$MAX" 'BEGIN { for (n = 8; n < m; n *= 4) printf "%d,", n; print m }')
+fi
+for p in mpbench_stock mpbench_am rawbench; do
+    [ -x "$B/$p" ] || { echo "run.sh: $B/$p not built (make)" >&2; exit 2; }
+done
+if [ -n "$SIZES" ]; then sizeopt=(-s "$SIZES"); else sizeopt=(-m "$MAX"); fi
+common=(-r "$REPS" -w 5 -i 1000 -t "$TCAP" "${sizeopt[@]}")
+
+mkdir -p "$OUTDIR" || exit 2
+OUTDIR=$(cd "$OUTDIR" && pwd)
+rm -rf "$OUTDIR/rounds" "$OUTDIR/dat"
+mkdir -p "$OUTDIR/rounds" "$OUTDIR/dat"
+. "$top_srcdir/tests/lib/pvmvm.sh"
+vm_start || exit 1
+start=$(date +%s)
+say() { echo "[mpbench $(( $(date +%s) - start ))s] $*" >&2; }
+say "output in $OUTDIR; configurations: $CONFIGS; rounds: $ROUNDS;" \
+    "sizes: ${SIZES:-8..$MAX}${quick:+ (quick)}"
+
+# One configuration, one round: its .dat files land in rounds/CFG/rK.
+run_one() {
+    local cfg=$1 k=$2 dir=$OUTDIR/rounds/$1/r$2 rc
+    mkdir -p "$dir"
+    case $cfg in
+    stock-default) (unset PVMAM_TRANSPORT; timeout 300 "$B/mpbench_stock" "${common[@]}" -T "$TESTS" -o "$dir" "${extra[@]}") ;;
+    stock-direct)  (unset PVMAM_TRANSPORT; timeout 300 "$B/mpbench_stock" -d "${common[@]}" -T "$TESTS" -o "$dir" "${extra[@]}") ;;
+    sam-*)
+        (export PVMAM_TRANSPORT=${cfg#sam-} PVM_EXPORT=PVMAM_TRANSPORT; timeout 300 "$B2/mpbench_am" "${common[@]}" -T "$TESTS" -o "$dir" "${extra[@]}") ;;
+    am-*)
+        # spawned tasks get the transport through PVM_EXPORT, as users would do it
+        (export PVMAM_TRANSPORT=${cfg#am-} PVM_EXPORT=${PVM_EXPORT:+$PVM_EXPORT:}PVMAM_TRANSPORT
+         timeout 300 "$B/mpbench_am" "${common[@]}" -T "$TESTS" -o "$dir" "${extra[@]}") ;;
+    raw) timeout 300 "$B/rawbench" "${common[@]}" -T "$(raw_tests)" -o "$dir" ;;
+    *) echo "run.sh: unknown configuration $cfg" >&2; return 2 ;;
+    esac > "$dir/table.txt"
+    rc=$?
+    [ $rc = 0 ] || { say "$cfg round $k FAILED (exit $rc)"; echo "$cfg" >> "$OUTDIR/failed"; }
+    return $rc
+}
+
+# the raw baselines that match the chosen tests
+raw_tests() {
+    case $TESTS in
+    all) echo all ;;
+    *) echo "$TESTS" | sed 's/roundtrip//; s/latency/tcp_latency,udp_latency/; s/bandwidth/tcp_bandwidth/' ;;
+    esac
+}
+
+rm -f "$OUTDIR/failed"
+ncfg=$(echo $CONFIGS | wc -w)
+for k in $(seq "$ROUNDS"); do
+    i=0
+    for cfg in $CONFIGS; do
+        i=$((i + 1))
+        say "round $k/$ROUNDS, $cfg ($i/$ncfg)"
+        run_one "$cfg" "$k"
+    done
+done
+vm_stop
+say "measurements done; medians, figures and table"
+bash "$here/report.sh" "$OUTDIR" $CONFIGS || exit 1
+bash "$here/plot.sh" "$OUTDIR" $CONFIGS || say "no figures (gnuplot missing or failed)"
+cat "$OUTDIR/summary.txt"
+say "done: $OUTDIR/summary.txt, $OUTDIR/*.png, $OUTDIR/dat/"
+if [ -s "$OUTDIR/failed" ]; then
+    say "FAILED configurations: $(sort -u "$OUTDIR/failed" | tr '\n' ' ')"
+    exit 1
+fi
+exit 0
