@@ -90,6 +90,7 @@ struct am_endpoint {
     struct amx_slot slot[AMX_MAX_DEPTH];
     /* receiver */
     uint32_t expect_seq;
+    unsigned nheld;                /* rslots holding an early request */
     struct amx_rslot rslot[AMX_MAX_DEPTH];
     int owe;                       /* a blank reply is owed for ... */
     uint8_t owe_inst;

@@ -99,9 +99,9 @@ static int send_am(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr 
                 return AM_ERR_NOMEM;
             *copy_cap = len;
         }
-        memcpy(c, hb, AMX_HDR);
-        size_t off = AMX_HDR;
-        for (int i = 0; i < n; i++) {
+        memcpy(c, hb, v[0].iov_len);   /* a small AM is whole in hb */
+        size_t off = v[0].iov_len;
+        for (int i = nv == 1 ? n : 0; i < n; i++) {
             memcpy(c + off, iov[i].iov_base, iov[i].iov_len);
             off += iov[i].iov_len;
         }
@@ -341,6 +341,7 @@ static int on_request(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_h
         memcpy(c + AMX_HDR, p, h->len);
         r->held_pkt = c;
         r->held_len = AMX_HDR + h->len;
+        ep->nheld += !r->held;
         r->held = 1;
         r->held_seq = h->seq;
         ep->st.reordered++;
@@ -349,7 +350,7 @@ static int on_request(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_h
     }
     deliver(ifc, ep, h->inst, h->seq, h->handler, p, h->len);
     int n = 1;
-    for (int found = 1; found && !ep->dead;) {   /* release held successors */
+    for (int found = ep->nheld > 0; found && !ep->dead;) {   /* release held successors */
         found = 0;
         for (unsigned i = 0; i < ifc->cfg.depth; i++) {
             struct amx_rslot *q = &ep->rslot[i];
@@ -357,9 +358,10 @@ static int on_request(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_h
                 struct amx_hdr hh;
                 amx_parse(q->held_pkt, q->held_len, &hh);
                 q->held = 0;
+                ep->nheld--;
                 deliver(ifc, ep, (uint8_t)i, hh.seq, hh.handler, q->held_pkt + AMX_HDR, hh.len);
                 n++;
-                found = 1;
+                found = ep->nheld > 0;
                 break;
             }
         }
