@@ -3,3 +3,9 @@ include tests/libam/local.mk
 include tests/pvm3/local.mk
 include tests/integration/local.mk
 EXTRA_DIST += tests/run-bounded.sh
+
+# memcheck over our own programs (tests/valgrind.sh); not with sanitizers.
+if !SANITIZERS
+TESTS += tests/valgrind.sh
+endif
+EXTRA_DIST += tests/valgrind.sh
