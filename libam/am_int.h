@@ -59,7 +59,7 @@ struct amx_hdr {
 struct amx_slot {
     int busy;
     uint32_t seq;
-    uint64_t deadline_us;   /* unreliable only */
+    uint64_t deadline_us;   /* unreliable only; 0 until the next timer run */
     unsigned timeout_us;
     char *copy;             /* header + payload, unreliable only */
     size_t copy_len, copy_cap;
@@ -95,7 +95,7 @@ struct am_endpoint {
     int owe;                       /* a blank reply is owed for ... */
     uint8_t owe_inst;
     uint32_t owe_seq;
-    uint64_t owe_deadline_us;
+    uint64_t owe_deadline_us;      /* 0 until the next timer run */
     /* transport state (tcp connection) */
     int fd;
     char *rx;                      /* tcp: buffer for the AM being read */
