@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -18,17 +19,21 @@
 #include <sys/epoll.h>
 #include "am_int.h"
 
-#define MAX_PARKED 64
+/* Connections accepted before their endpoint is (the peer's CONN is still
+ * on its way through the pvmd) wait here under the name their HELLO gave,
+ * at most connect_timeout_ms; nothing is read from them meanwhile. */
+#define MAX_PARKED 1024   /* a sanity bound, far above any real burst */
 
 struct parked {
     int fd;
+    uint64_t since_us;
     char name[AMX_ADDRLEN];
 };
 
 struct tcp {
     int lfd, epfd;
-    struct parked park[MAX_PARKED];
-    int npark;
+    struct parked *park;
+    int npark, park_cap;
     unsigned polls;
 };
 
@@ -143,6 +148,41 @@ fail:
     return AM_ERR_DEAD;
 }
 
+/* Close parked connections nobody claimed in time: their connector sees
+ * the end of its stream and keeps the daemon route (see docs/link-setup.md). */
+static void expire_parked(am_interface_t *ifc, struct tcp *t)
+{
+    uint64_t now = amx_now_us(), limit = (uint64_t)ifc->cfg.connect_timeout_ms * 1000u;
+    for (int i = 0; i < t->npark;) {
+        if (now - t->park[i].since_us > limit) {
+            close(t->park[i].fd);
+            t->park[i] = t->park[--t->npark];
+            ifc->st.drops++;
+        } else {
+            i++;
+        }
+    }
+}
+
+static int park(struct tcp *t, int fd, const char *name)
+{
+    if (t->npark == t->park_cap) {
+        int cap = t->park_cap ? t->park_cap * 2 : 16;
+        if (cap > MAX_PARKED)
+            return -1;
+        struct parked *np = realloc(t->park, sizeof *np * (size_t)cap);
+        if (!np)
+            return -1;
+        t->park = np;
+        t->park_cap = cap;
+    }
+    struct parked *pk = &t->park[t->npark++];
+    pk->fd = fd;
+    pk->since_us = amx_now_us();
+    snprintf(pk->name, sizeof pk->name, "%s", name);
+    return 0;
+}
+
 /* Accept one pending connection and park it under the name it says. */
 static void accept_one(am_interface_t *ifc)
 {
@@ -154,17 +194,13 @@ static void accept_one(am_interface_t *ifc)
     char buf[AMX_HDR + AMX_ADDRLEN];
     struct amx_hdr h;
     uint64_t deadline = amx_now_us() + 1000000u;   /* a real peer says hello at once */
-    if (t->npark == MAX_PARKED || read_full(fd, buf, AMX_HDR, deadline) < 0 ||
-        amx_parse(buf, AMX_HDR, &h) < 0 || h.type != AMX_HELLO || h.len == 0 ||
-        h.len > AMX_ADDRLEN || read_full(fd, buf + AMX_HDR, h.len, deadline) < 0 ||
-        buf[AMX_HDR + h.len - 1] != '\0') {
-        ifc->st.drops++;   /* garbage or a stranger: not a peer */
+    if (read_full(fd, buf, AMX_HDR, deadline) < 0 || amx_parse(buf, AMX_HDR, &h) < 0 ||
+        h.type != AMX_HELLO || h.len == 0 || h.len > AMX_ADDRLEN ||
+        read_full(fd, buf + AMX_HDR, h.len, deadline) < 0 || buf[AMX_HDR + h.len - 1] != '\0' ||
+        park(t, fd, buf + AMX_HDR) < 0) {
+        ifc->st.drops++;   /* garbage, a stranger, or too many waiting */
         close(fd);
-        return;
     }
-    t->park[t->npark].fd = fd;
-    strcpy(t->park[t->npark].name, buf + AMX_HDR);
-    t->npark++;
 }
 
 static int tcp_accept(am_interface_t *ifc, am_endpoint_t *ep)
@@ -410,6 +446,8 @@ static int tcp_recv(am_interface_t *ifc)
         if (handled || !ep)   /* all tried: epoll only for the listener, now and then */
             return handled;
     }
+    if (t->npark)
+        expire_parked(ifc, t);
     int n = epoll_wait(t->epfd, evs, 32, 0);
     for (int i = 0; i < n; i++) {
         am_endpoint_t *ep = evs[i].data.ptr;
@@ -441,6 +479,7 @@ static void tcp_shutdown(am_interface_t *ifc)
     struct tcp *t = ifc->trd;
     for (int i = 0; i < t->npark; i++)
         close(t->park[i].fd);
+    free(t->park);
     close(t->lfd);
     close(t->epfd);
     free(t);

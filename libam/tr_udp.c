@@ -134,8 +134,12 @@ static int udp_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
                            : sendmsg(fd, &mh, MSG_NOSIGNAL);
         if (w >= 0)
             return AM_OK;
-        /* ECONNREFUSED (the peer's port is closed) and the like: lost like
-         * any datagram; retransmission and its limit sort it out */
+        /* On the peer's own connected socket, ECONNREFUSED means an ICMP
+         * said no socket holds the peer's port any more: it is gone, and
+         * waiting for retransmissions to time out would only delay that.
+         * Other errors: lost like any datagram; retransmission sorts it out. */
+        if (own && errno == ECONNREFUSED)
+            return AM_ERR_DEAD;
         if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS && errno != EINTR)
             return AM_OK;
         struct pollfd p = { .fd = fd, .events = POLLOUT };
@@ -165,7 +169,11 @@ static int read_sock(am_interface_t *ifc, int fd, am_endpoint_t *ep)
         ssize_t r = recvfrom(fd, ifc->rxbuf, ifc->rxbuf_cap, MSG_DONTWAIT | MSG_TRUNC,
                              ep ? NULL : (struct sockaddr *)&from, ep ? NULL : &fl);
         if (r < 0) {
-            if (errno == EINTR || errno == ECONNREFUSED)   /* an old ICMP error */
+            if (errno == ECONNREFUSED && ep) {   /* the peer's port is closed (see udp_send) */
+                amx_declare_dead(ifc, ep);
+                return 0;
+            }
+            if (errno == EINTR || errno == ECONNREFUSED)   /* shared socket: an old ICMP error */
                 continue;
             return 0;
         }

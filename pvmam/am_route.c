@@ -129,8 +129,10 @@ static void r_sent_daemon(void *ctx, int tid, const struct pmsg *m)
 static int r_poll(void *ctx)
 {
     (void)ctx;
-    if (!pvmam.on)
+    if (!pvmam.on) {
+        pvmam_link_work();   /* refusals (NAK) are owed even without AM */
         return 0;
+    }
     if (pvmam.placing)
         pvmam_frag_check_place();
     uint64_t before = am_bytes_read(pvmam.ifc);
@@ -201,6 +203,9 @@ static void r_connect(void *ctx)
     pvmam_export_env();
     if (!strcmp(pvmam.cfg.transport, "off"))
         return;
+    /* From the moment our address is in the mailbox, peers may send CONN
+     * or REQ: while we finish starting they are kept, not dropped. */
+    pvmam.starting = 1;
     struct am_config c;
     am_config_default(&c);
     c.depth = pvmam.cfg.depth;
@@ -223,19 +228,24 @@ static void r_connect(void *ctx)
     }
     watch_daemon();
     pvmam.on = 1;
+    pvmam.starting = 0;
     pvmam_log("AM on over %s at %s", pvmam.cfg.transport, pvmam.addr);
+    pvmam_ctrl_replay_early();
     return;
 fail:
     if (pvmam.ifc)
         am_shutdown(pvmam.ifc);
     pvmam.ifc = NULL;
     strcpy(pvmam.cfg.transport, "off");
+    pvmam.starting = 0;
+    pvmam_ctrl_replay_early();   /* refuses any CONN that came meanwhile */
 }
 
 static void r_exit(void *ctx)
 {
     (void)ctx;
     unwatch_daemon();
+    pvmam.exiting = 1;
     if (!pvmam.on)
         return;
     pvmam.on = 0;

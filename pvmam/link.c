@@ -3,17 +3,21 @@
  *
  * Every task with AM publishes its address in the pvmd's mailbox under
  * "pvmam.<tid>"; a task absent from the mailbox is a stock task (or has AM
- * off) and keeps the daemon route.  Of two tasks the smaller tid connects
- * and the larger accepts (thesis 6.5).  Order across the switch: each side
- * sends a last control message over the daemon route (CONN from the
- * connector, SWITCH from the acceptor) after its last daemon-route message;
- * AM messages that overtake it are held until it arrives.
+ * off) and keeps the daemon route.  Of two tasks the smaller tid S
+ * connects and the larger L accepts (thesis 6.5).  The switch is a
+ * three-way exchange over the daemon route, so that neither side sends an
+ * AM before the other has an endpoint for it, and per-pair order holds:
  *
- *   S (smaller) wants to talk: connect, insert, CONN(addr) ->, AM from now.
- *   L (larger) wants to talk:  REQ(addr) -> S, daemon route until CONN.
- *   L on CONN: accept, insert, AM from now, SWITCH -> S.
- *   A daemon-route message from an unknown task makes us look it up too,
- *   so the link opens whichever side speaks first.
+ *   S: connect, insert, CONN(addr) -> L      S keeps the daemon route
+ *   L: accept, insert, SWITCH -> S           L's AMs from here on
+ *   S: READY -> L                            S's AMs from here on
+ *
+ * SWITCH and READY are each side's last daemon-route message to the other;
+ * AMs that overtake them are held until they arrive.  If L cannot accept
+ * it answers NAK and both stay on the daemon route.  L asks S to begin
+ * with REQ(addr) when L speaks first.  Control messages that arrive while
+ * AM is still starting are kept and handled once it is up (or refused with
+ * NAK if it never comes up).  docs/link-setup.md has the whole state table.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +140,8 @@ static int lookup(struct pvmam_peer *p)
 
 /* ---- opening links ----------------------------------------------------- */
 
+/* No AM link to p from now on: close what there is and keep the daemon
+ * route for good (a refused or failed link is not retried). */
 static void give_up(struct pvmam_peer *p, const char *why, int rc)
 {
     pvmam_log("no AM link to t%x (%s: %s); using the daemon route", p->tid, why,
@@ -146,11 +152,41 @@ static void give_up(struct pvmam_peer *p, const char *why, int rc)
         p->ep = NULL;
     }
     p->kind = PEER_STOCK;
+    p->tx_open = 0;
+    p->conn_sent = 0;
 }
 
+/* A connector waiting for SWITCH asks the pvmd now and then whether the
+ * acceptor still exists: one that exited before it read our CONN never
+ * answers, and over udp nothing else would tell (no AM was sent to it). */
+#define ALIVE_FIRST_MS 200
+#define ALIVE_EVERY_MS 1000
+
+static int waiting_switch(const struct pvmam_peer *p) { return p->conn_sent && !p->rx_open; }
+
+static void check_alive(struct pvmam_peer *p)
+{
+    long long now = pvmam_now_ms();
+    if (now < p->alive_check_ms || !pvmi_route_may_request())
+        return;
+    p->alive_check_ms = now + ALIVE_EVERY_MS;
+    if (pvm_pstat(p->tid) == PvmNoTask)
+        give_up(p, "it exited before accepting", AM_ERR_DEAD);
+}
+
+static void defer(int *flag)
+{
+    if (!*flag) {
+        *flag = 1;
+        pending++;
+    }
+}
+
+/* As the smaller tid: connect and announce it (CONN).  Our user messages
+ * keep the daemon route until L's SWITCH says it has accepted. */
 int pvmam_link_connect(struct pvmam_peer *p)
 {
-    if (p->tx_open || p->kind != PEER_AM || p->dead)
+    if (p->ep || p->kind != PEER_AM || p->dead)
         return 0;
     int rc = am_allocate_task(pvmam.ifc, &p->ep);
     if (rc < 0)
@@ -161,18 +197,21 @@ int pvmam_link_connect(struct pvmam_peer *p)
     rc = am_insert_task(pvmam.ifc, p->ep, p->tid);
     if (rc < 0)
         return give_up(p, "insert", rc), rc;
-    /* CONN is our last daemon-route message to p: AM from here on */
     if (pvmam_send_ctrl(p->tid, PVMAM_TAG_CONN, &pvmam.mytid, 1, pvmam.addr) < 0)
         return give_up(p, "daemon", AM_ERR_SYS), PvmSysErr;
-    p->tx_open = 1;
+    p->conn_sent = 1;
+    p->alive_check_ms = pvmam_now_ms() + ALIVE_FIRST_MS;
+    pending++;   /* link work watches the wait for SWITCH */
     pvmam_log("connected to t%x at %s", p->tid, p->addr);
     return 0;
 }
 
-/* As the larger tid: accept the connector's link (CONN arrived). */
+/* As the larger tid: accept the connector's link (its CONN arrived).  Our
+ * AMs may go once SWITCH is out (link work, at a safe point): S holds any
+ * that overtake it. */
 static void link_accept(struct pvmam_peer *p)
 {
-    if (p->tx_open)
+    if (p->tx_open || p->ep)
         return;
     int rc = am_allocate_task(pvmam.ifc, &p->ep);
     if (rc >= 0)
@@ -181,17 +220,16 @@ static void link_accept(struct pvmam_peer *p)
         rc = am_insert_task(pvmam.ifc, p->ep, p->tid);
     if (rc < 0) {
         give_up(p, "accept", rc);
+        defer(&p->need_nak);   /* S must not wait for a SWITCH */
         return;
     }
-    p->tx_open = 1;
-    p->need_switch = 1;   /* sent from a safe point: we may be mid-input */
-    pending++;
+    defer(&p->need_switch);   /* sent from a safe point: we may be mid-input */
     pvmam_log("accepted t%x at %s", p->tid, p->addr);
 }
 
 void pvmam_link_consider(struct pvmam_peer *p)
 {
-    if (!pvmam.on || p->tx_open || p->dead || p->kind == PEER_STOCK || p->tid == pvmam.mytid)
+    if (!pvmam.on || p->ep || p->dead || p->kind == PEER_STOCK || p->tid == pvmam.mytid)
         return;
     if (p->kind == PEER_UNKNOWN) {
         long long now = pvmam_now_ms();
@@ -218,55 +256,115 @@ void pvmam_link_consider(struct pvmam_peer *p)
 
 /* ---- incoming control ---------------------------------------------------- */
 
+/* Control messages that came while AM was starting, in arrival order. */
+static struct pmsg *early_head, *early_tail;
+
+static void keep_early(struct pmsg *m)
+{
+    m->qnext = NULL;
+    if (early_tail)
+        early_tail->qnext = m;
+    else
+        early_head = m;
+    early_tail = m;
+}
+
+void pvmam_ctrl_replay_early(void)
+{
+    while (early_head) {
+        struct pmsg *m = early_head;
+        early_head = m->qnext;
+        if (!early_head)
+            early_tail = NULL;
+        m->qnext = NULL;
+        pvmam_ctrl_filter(m);
+    }
+}
+
+/* AM is off here (or failed to start): a connector must not wait. */
+static void refuse(struct pmsg *m)
+{
+    if (m->tag == PVMAM_TAG_CONN && !pvmam.exiting) {
+        struct pvmam_peer *p = pvmam_peer_get(m->src);
+        if (p) {
+            p->kind = PEER_STOCK;
+            defer(&p->need_nak);
+        }
+    }
+    pmsg_free(m);
+}
+
 int pvmam_ctrl_filter(struct pmsg *m)
 {
     if (!PVMAM_IS_CTRL(m))
         return 0;
-    if (m->tag >= PVMAM_TAG_HELLO) {
+    if (PVMAM_IS_INIT(m->tag)) {
         pvmam_init_note(m);
         pmsg_free(m);
         return 1;
     }
+    if (pvmam.starting) {   /* our address is out already: handle it once up */
+        keep_early(m);
+        return 1;
+    }
     struct pvmam_peer *p = pvmam.on ? pvmam_peer_get(m->src) : NULL;
     if (!p) {
-        pmsg_free(m);
+        refuse(m);
         return 1;
     }
+    int with_addr = m->tag == PVMAM_TAG_REQ || m->tag == PVMAM_TAG_CONN;
     int who = 0;
     char addr[sizeof p->addr];
-    int rc = pvmam_ctrl_unpack(m, &who, m->tag == PVMAM_TAG_SWITCH ? 0 : 1,
-                         m->tag == PVMAM_TAG_SWITCH ? NULL : addr, sizeof addr);
-    if (rc < 0 || (m->tag != PVMAM_TAG_SWITCH && who != m->src)) {
+    int rc = pvmam_ctrl_unpack(m, &who, with_addr, with_addr ? addr : NULL, sizeof addr);
+    if (rc < 0 || (with_addr && who != m->src)) {
         pvmam_log("malformed control message from t%x dropped", m->src);
+        if (m->tag == PVMAM_TAG_CONN)
+            defer(&p->need_nak);
         pmsg_free(m);
         return 1;
     }
-    if (m->tag != PVMAM_TAG_SWITCH) {
+    if (with_addr && !p->ep) {   /* no link under way: take the address */
         strcpy(p->addr, addr);
-        if (p->kind != PEER_AM && !p->tx_open) {
-            p->kind = PEER_AM;
-        }
+        p->kind = PEER_AM;
     }
     switch (m->tag) {
     case PVMAM_TAG_REQ:       /* we are the smaller tid: connect */
-        if (!p->tx_open && pvmam.mytid < p->tid) {
-            p->need_connect = 1;
-            pending++;
-        }
+        if (pvmam.mytid < p->tid && !p->ep)
+            defer(&p->need_connect);
         break;
-    case PVMAM_TAG_CONN:      /* its last daemon message: accept */
-        p->rx_open = 1;
-        link_accept(p);
+    case PVMAM_TAG_CONN:      /* accept; its READY will open our receive side */
+        if (pvmam.mytid > p->tid)
+            link_accept(p);
+        else
+            defer(&p->need_nak);   /* the smaller tid never accepts */
+        break;
+    case PVMAM_TAG_SWITCH:    /* L accepted: its last daemon message */
+        if (!p->conn_sent || p->rx_open)
+            break;
+        pvmam_log("t%x accepted; switching to AM", p->tid);
+        p->rx_open = 1;   /* conn_sent stays until READY is out */
         pvmam_release_held(p);
+        defer(&p->need_ready);
         break;
-    case PVMAM_TAG_SWITCH:    /* its last daemon message */
+    case PVMAM_TAG_READY:     /* S's last daemon message */
+        if (!p->ep || p->conn_sent || p->rx_open)
+            break;
         pvmam_log("t%x switched to AM", p->tid);
         p->rx_open = 1;
         pvmam_release_held(p);
         break;
+    case PVMAM_TAG_NAK:       /* L will not take AMs from us */
+        if (p->conn_sent && !p->rx_open)
+            give_up(p, "refused by the peer", AM_ERR_STATE);
+        break;
     }
     pmsg_free(m);
     return 1;
+}
+
+int pvmam_link_opening(const struct pvmam_peer *p)
+{
+    return p->ep && !p->dead && !(p->tx_open && p->rx_open);
 }
 
 /* A user message came through the daemon from src. */
@@ -275,10 +373,14 @@ void pvmam_saw_daemon_msg(int src)
     if (!pvmam.on || src == pvmam.mytid || src <= 0 || (src & 0x3ffff) == 0)
         return;
     struct pvmam_peer *p = pvmam_peer_get(src);
-    if (p && p->kind == PEER_UNKNOWN && !p->check) {
-        p->check = 1;
-        pending++;
-    }
+    if (p && p->kind == PEER_UNKNOWN)
+        defer(&p->check);
+}
+
+static int has_work(const struct pvmam_peer *p)
+{
+    return p->need_nak || (pvmam.on && (p->need_switch || p->need_ready || p->need_connect ||
+                                        p->check || waiting_switch(p)));
 }
 
 void pvmam_link_work(void)
@@ -286,30 +388,47 @@ void pvmam_link_work(void)
     if (!pending || working)
         return;
     working = 1;
-    int left = 0;
     for (int i = 0; i < pvmam_peer_count(); i++) {
         struct pvmam_peer *p = pvmam_peer_at(i);
+        if (p->need_nak) {
+            p->need_nak = 0;
+            pvmam_log("refusing an AM link from t%x", p->tid);
+            pvmam_send_ctrl(p->tid, PVMAM_TAG_NAK, NULL, 0, NULL);
+        }
+        if (!pvmam.on)
+            continue;
         if (p->need_switch) {
             p->need_switch = 0;
             pvmam_log("switching to AM towards t%x", p->tid);
             if (pvmam_send_ctrl(p->tid, PVMAM_TAG_SWITCH, NULL, 0, NULL) < 0)
                 p->dead = 1;
+            p->tx_open = 1;   /* SWITCH is our last daemon-route message to p */
+        }
+        if (p->need_ready) {
+            /* READY is our last daemon-route message to p: AM after it */
+            p->need_ready = 0;
+            if (pvmam_send_ctrl(p->tid, PVMAM_TAG_READY, NULL, 0, NULL) < 0)
+                p->dead = 1;
+            p->tx_open = 1;
+            p->conn_sent = 0;
         }
         if (p->need_connect) {
             p->need_connect = 0;
             pvmam_link_connect(p);
         }
-        if (p->check) {
-            if (!pvmi_route_may_request()) {
-                left++;
-                continue;
-            }
+        if (waiting_switch(p))
+            check_alive(p);
+        if (p->check && pvmi_route_may_request()) {
             p->check = 0;
             p->retry_ms = 0;
             p->lookups = 2;   /* it spoke to us: one lookup decides */
             pvmam_link_consider(p);
         }
     }
-    pending = left;
+    /* Recount: the sends above read input, and control messages that
+     * arrived meanwhile may have deferred work for peers already passed. */
+    pending = 0;
+    for (int i = 0; i < pvmam_peer_count(); i++)
+        pending += has_work(pvmam_peer_at(i));
     working = 0;
 }

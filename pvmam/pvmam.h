@@ -43,6 +43,7 @@ struct pvmam_stats {
     uint64_t pvmd_bytes_sent, pvmd_bytes_recv;
     uint64_t retransmits, duplicates, drops;  /* from libam */
     int peers_am;                             /* peers reached over AM */
+    int peers_opening;                        /* links still being set up */
 };
 
 /* Counters for one peer (tid) or, with tid 0, for the whole task.

@@ -38,10 +38,14 @@ struct pvmam_peer {
     int tx_open;          /* our user messages to it go over AM */
     int rx_open;          /* its SWITCH arrived: its AMs may be delivered */
     int requested;        /* we asked it to connect (REQ sent) */
+    int conn_sent;        /* connector: CONN sent, waiting for SWITCH or NAK */
+    long long alive_check_ms;   /* ...when to ask the pvmd if it still exists */
     int dead;             /* libam declared the endpoint dead */
     int check;            /* a daemon message came from it: look it up */
     int need_connect;     /* its REQ arrived: connect from a safe point */
     int need_switch;      /* accepted: send SWITCH from a safe point */
+    int need_ready;       /* SWITCH arrived: send READY from a safe point */
+    int need_nak;         /* its CONN cannot be honoured: send NAK */
     int lookups;          /* mailbox lookups that found nothing */
     long long retry_ms;   /* when an UNKNOWN peer may be looked up again */
     am_endpoint_t *ep;
@@ -68,6 +72,8 @@ void pvmam_peers_free(void);
 struct pvmam_state {
     struct pvmam_config cfg;
     int on;                   /* AM usable (transport up) */
+    int starting;             /* r_connect is bringing AM up (publishing) */
+    int exiting;              /* r_exit has begun */
     int mytid;
     am_interface_t *ifc;
     char addr[64];            /* our AM address */
@@ -87,19 +93,26 @@ long long pvmam_now_ms(void);
  * TC context with tags outside the TC_* range (stock tasks never get them:
  * they go only to tasks found in the mailbox). */
 #define PVMAM_TAG_REQ     ((int)0x80a30001)   /* "connect to me": addr */
-#define PVMAM_TAG_CONN    ((int)0x80a30002)   /* "I connected; switch": addr */
-#define PVMAM_TAG_SWITCH  ((int)0x80a30003)   /* "from now on, AM" */
+#define PVMAM_TAG_CONN    ((int)0x80a30002)   /* "I connected to you": addr */
+#define PVMAM_TAG_SWITCH  ((int)0x80a30003)   /* "accepted; my AMs from now on" */
 #define PVMAM_TAG_HELLO   ((int)0x80a30004)   /* pvmam_init: child -> master */
 #define PVMAM_TAG_TABLE   ((int)0x80a30005)   /* pvmam_init: the job's tids */
 #define PVMAM_TAG_DONE    ((int)0x80a30006)   /* pvmam_init: child connected */
 #define PVMAM_TAG_GO      ((int)0x80a30007)   /* pvmam_init: all connected */
+#define PVMAM_TAG_READY   ((int)0x80a30008)   /* "my AMs from now on" (connector) */
+#define PVMAM_TAG_NAK     ((int)0x80a30009)   /* "no AM link: stay on the daemon" */
 #define PVMAM_IS_CTRL(m) ((m)->ctx == SYSCTX_TC && (m)->tag >= PVMAM_TAG_REQ && \
-                          (m)->tag <= PVMAM_TAG_GO)
+                          (m)->tag <= PVMAM_TAG_NAK)
+#define PVMAM_IS_INIT(tag) ((tag) >= PVMAM_TAG_HELLO && (tag) <= PVMAM_TAG_GO)
 
 int pvmam_publish(void);                      /* our address into the mailbox */
 void pvmam_unpublish(void);
 int pvmam_ctrl_filter(struct pmsg *m);        /* consume a control message */
+void pvmam_ctrl_replay_early(void);           /* after start-up: handle (or refuse)
+                                                 what came while starting */
 void pvmam_link_work(void);                   /* deferred set-up steps */
+/* Is the link to p in set-up (an endpoint, not yet open both ways)? */
+int pvmam_link_opening(const struct pvmam_peer *p);
 void pvmam_saw_daemon_msg(int src);           /* a user message via the pvmd */
 /* Decide the route to a peer on the first message (may open the link). */
 void pvmam_link_consider(struct pvmam_peer *p);

@@ -25,6 +25,7 @@ int pvmam_stats(int tid, struct pvmam_stats *out)
             struct pvmam_peer *p = pvmam_peer_at(i);
             add(out, &p->st);
             out->peers_am += p->tx_open && !p->dead;
+            out->peers_opening += pvmam_link_opening(p);
         }
         /* daemon-route counts include tasks we never had a peer entry for */
         out->pvmd_msgs_sent = pvmam.total.pvmd_msgs_sent;
@@ -39,6 +40,7 @@ int pvmam_stats(int tid, struct pvmam_stats *out)
             return PvmNoTask;
         *out = p->st;
         out->peers_am = p->tx_open && !p->dead;
+        out->peers_opening = pvmam_link_opening(p);
         if (pvmam.ifc)
             am_task_stats(pvmam.ifc, tid, &a);
     }

@@ -59,3 +59,23 @@ tests_integration_svc_am_LDADD = libpvm3am.la
 tests_integration_svc_am_LDFLAGS = -no-install
 # svc.sh and examples-svc.sh run inside suite.sh, once per transport.
 EXTRA_DIST += tests/integration/svc.sh tests/integration/examples-svc.sh
+
+# Link set-up under stress (issue 13): tasks talk the moment they start.
+check_PROGRAMS += tests/integration/linkstress_stock tests/integration/linkstress_am
+tests_integration_linkstress_stock_SOURCES = tests/integration/linkstress.c
+tests_integration_linkstress_stock_CPPFLAGS =
+tests_integration_linkstress_stock_LDADD = -lpvm3
+tests_integration_linkstress_am_SOURCES = tests/integration/linkstress.c
+tests_integration_linkstress_am_CPPFLAGS = -DPVMAM_BUILD -I$(top_srcdir)/pvmam
+tests_integration_linkstress_am_LDADD = libpvm3am.la
+tests_integration_linkstress_am_LDFLAGS = -no-install
+TESTS += tests/integration/linkstress.sh
+EXTRA_DIST += tests/integration/linkstress.sh
+
+# More rounds of the same, by hand: make stress [STRESS_ROUNDS=2000]
+STRESS_ROUNDS ?= 2000
+.PHONY: stress
+stress: tests/integration/linkstress_stock tests/integration/linkstress_am
+	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' PVMD='$(PVMD)' \
+	  PVM_ALLOW_ROOT=1 STRESS_ROUNDS='$(STRESS_ROUNDS)' \
+	  sh $(top_srcdir)/tests/integration/linkstress.sh
