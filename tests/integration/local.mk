@@ -59,3 +59,14 @@ tests_integration_svc_am_LDADD = libpvm3am.la
 tests_integration_svc_am_LDFLAGS = -no-install
 # svc.sh and examples-svc.sh run inside suite.sh, once per transport.
 EXTRA_DIST += tests/integration/svc.sh tests/integration/examples-svc.sh
+
+# Frozen groups answer from the frozen map (issue 13): stock and ours.
+check_PROGRAMS += tests/integration/frozen_stock tests/integration/frozen_am
+tests_integration_frozen_stock_SOURCES = tests/integration/frozen.c
+tests_integration_frozen_stock_CPPFLAGS =
+tests_integration_frozen_stock_LDADD = -lgpvm3 -lpvm3
+tests_integration_frozen_am_SOURCES = tests/integration/frozen.c
+tests_integration_frozen_am_CPPFLAGS =
+tests_integration_frozen_am_LDADD = libpvm3am.la
+tests_integration_frozen_am_LDFLAGS = -no-install
+EXTRA_DIST += tests/integration/frozen.sh
