@@ -151,6 +151,10 @@ int pvm_catchout(FILE *ff)
 void pvmi_catchout_flush(void)
 {
     if (outff) {
+        /* output-control messages that came with the last reply (TO_NEW
+         * precedes the spawn reply) may still wait to be run */
+        if (!pvmi.dead)
+            pvmi_progress(0);
         if (list && !pvmi.dead && pvmi.showtids)
             pvmlogerror("child task(s) still running.  waiting...\n");
         while (list && !pvmi.dead)
