@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lpvm.h"
+#include "compat.h"
 
 struct tout {
     struct tout *next;
@@ -102,11 +103,15 @@ void pvmi_catchout_msg(struct pmsg *m)
         return;
     struct tout *o;
     if (n > 0) {
-        if ((size_t)n <= pmsg_unread(m) && (o = find(tid, 0)))
+        if (!(o = find(tid, 0)))
+            pvmlogprintf("pvmclaimo() bogus message, no task t%x\n", tid);   /* as stock */
+        else if ((size_t)n <= pmsg_unread(m))
             data(o, m, n);
     } else if (n == TO_EOF) {
-        if (!(o = find(tid, 0)))
+        if (!(o = find(tid, 0))) {
+            pvmlogprintf("pvmclaimo() bogus message, no task t%x\n", tid);
             return;
+        }
         if (o->len > 0) {
             line(tid, o->buf);
             o->len = 0;
@@ -141,11 +146,17 @@ int pvm_catchout(FILE *ff)
     return 0;
 }
 
-/* pvm_exit: children still writing are waited for (as stock), then the
- * records go. */
+/* pvm_exit: children still writing are waited for, saying so on stderr
+ * as stock does (while PvmShowTids is on), then the records go. */
 void pvmi_catchout_flush(void)
 {
     if (outff) {
+        /* output-control messages that came with the last reply (TO_NEW
+         * precedes the spawn reply) may still wait to be run */
+        if (!pvmi.dead)
+            pvmi_progress(0);
+        if (list && !pvmi.dead && pvmi.showtids)
+            pvmlogerror("child task(s) still running.  waiting...\n");
         while (list && !pvmi.dead)
             if (pvmi_progress(-1) < 0)
                 break;

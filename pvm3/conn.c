@@ -15,6 +15,7 @@
 #include <sys/un.h>
 #include "lpvm.h"
 #include "route.h"
+#include "compat.h"
 
 struct pvmi_state pvmi = {
     .pvmd = { .fd = -1, .peer = PVMI_TIDPVMD },
@@ -158,6 +159,8 @@ static int handshake(void)
     req = pvmi_xbuf();
     pvmi_put_int(req, (int)getpid());
     pvmi_put_int(req, epid ? (int)strtol(epid, NULL, 0) : 0);
+    if (pvmmytaskname)   /* pvmsettaskname() before joining */
+        pvmi_put_str(req, pvmmytaskname);
     rc = pvmi_tm_call(TM_CONN2, req, &rep);
     pmsg_free(req);
     if (rc < 0)
@@ -242,6 +245,7 @@ int pvmi_beatask(void)
     pvmi.c_trcctx = pvmi.trcctx;
     pvmi.c_trctag = pvmi.trctag;
     pvmi_routes_connected();
+    pvmi_compat_publish();
     return 0;
 }
 
@@ -279,6 +283,7 @@ void pvmi_disconnect(void)
     pvmi.ptid = 0;
     pvmi.dead = 0;
     pvmi_errtid = 0;
+    pvmi_compat_publish();
 }
 
 void pvmi_catchout_flush(void);   /* catchout.c */

@@ -5,6 +5,7 @@
  */
 #include <stdlib.h>
 #include "lpvm.h"
+#include "compat.h"
 #include "route.h"
 
 /* A stock peer asks for a direct route.  We answer at once with a polite
@@ -36,6 +37,7 @@ static void siblings(struct pmsg *m)
     free(pvmi.siblings);
     pvmi.siblings = t;
     pvmi.nsiblings = n;
+    pvmi_compat_publish();
 }
 
 void pvmi_catchout_msg(struct pmsg *m);   /* catchout.c */

@@ -2,15 +2,15 @@
  * group.c - dynamic groups through the real pvmgs server (the group half
  * of stock libgpvm3, in libpvm3am itself): pvm_joingroup, pvm_lvgroup,
  * pvm_getinst, pvm_gettid, pvm_gsize, pvm_barrier, pvm_bcast,
- * pvm_freezegroup.
+ * pvm_freezegroup, pvm_gsdump.
  *
  * pvmgs is found through the mailbox (class "pvmgs", index 0: its tid).
  * When it is absent we spawn "pvmgs" as stock does (output and trace
  * sinks off) and, if the pvmd cannot find that name, its installed path;
  * then wait for it to register.  Requests and replies are XDR messages in
  * context SYSCTX_DG with the request code as tag, sent from internal
- * buffers so the caller's buffers and context are never touched.  Every
- * query goes to the server (no local cache of frozen groups).
+ * buffers so the caller's buffers and context are never touched.  Frozen
+ * groups are answered from the map pvmgs sends with them (group_cache.c).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,15 +134,32 @@ int pvmi_gs_call(const char *group, int req, const int *args, int nargs, struct 
     return rc;
 }
 
+/* A frozen group's map answers these without asking pvmgs (stock too). */
+static int cached_int(const char *group, int req, const int *args)
+{
+    switch (req) {
+    case GS_GETTID: return pvmi_gcache_gettid(group, args[0]);
+    case GS_GETINST: return pvmi_gcache_getinst(group, args[0]);
+    case GS_GSIZE: return pvmi_gcache_gsize(group);
+    default: return PvmNoGroup;
+    }
+}
+
 int pvmi_gs_int(const char *group, int req, const int *args, int nargs)
 {
     struct pmsg *rep;
-    int v = PvmSysErr;
+    int v = cached_int(group, req, args);
+    if (v >= 0)
+        return v;
     int rc = pvmi_gs_call(group, req, args, nargs, &rep);
     if (rc < 0)
         return rc;
     if (pvmi_get_int(rep, &v) < 0)
         v = PvmSysErr;
+    /* these replies carry the group state word (and the map if frozen) */
+    if (v >= 0 && (req == GS_GETTID || req == GS_GETINST || req == GS_GSIZE
+                || req == GS_STATICGROUP))
+        pvmi_gcache_take(rep);
     pmsg_free(rep);
     return v;
 }
@@ -151,6 +168,8 @@ int pvmi_gs_tids(const char *group, int req, int **tids, int *ntids)
 {
     struct pmsg *rep;
     *tids = NULL;
+    if (pvmi_gcache_tids(group, req == GS_TIDLIST, tids, ntids) == 0)
+        return 0;
     int rc = pvmi_gs_call(group, req, NULL, 0, &rep);
     if (rc < 0)
         return rc;
@@ -167,6 +186,7 @@ int pvmi_gs_tids(const char *group, int req, int **tids, int *ntids)
     }
     for (int i = 0; i < n; i++)
         pvmi_get_int(rep, &t[i]);
+    pvmi_gcache_take(rep);
     pmsg_free(rep);
     *tids = t;
     *ntids = n;
@@ -183,7 +203,12 @@ static int quiet(int rc)
 
 int pvm_joingroup(char *group) { return quiet(pvmi_gs_int(group, GS_JOIN, NULL, 0)); }
 
-int pvm_lvgroup(char *group) { return quiet(pvmi_gs_int(group, GS_LEAVE, NULL, 0)); }
+/* Leaving forgets our frozen map of the group, as stock does. */
+int pvm_lvgroup(char *group)
+{
+    pvmi_gcache_drop(group);
+    return quiet(pvmi_gs_int(group, GS_LEAVE, NULL, 0));
+}
 
 int pvm_getinst(char *group, int tid) { return quiet(pvmi_gs_int(group, GS_GETINST, &tid, 1)); }
 
@@ -221,4 +246,15 @@ int pvm_bcast(char *group, int tag)
         rc = 0;
     free(tids);
     return quiet(rc);
+}
+
+/* Ask pvmgs to print its state (on its own output); no reply. */
+void pvm_gsdump(void)
+{
+    int gs = gs_tid();
+    struct pmsg *m = gs > 0 ? pvmi_xbuf() : NULL;
+    if (!m)
+        return;
+    pvmi_grp_send(gs, GS_DUMP, SYSCTX_DG, m);
+    pmsg_free(m);
 }

@@ -63,20 +63,6 @@ static int recv_data(int src, int tag, int type, void *p, int count)
     return rc;
 }
 
-/* Stock libgpvm3 exports this too: members on host_tid, their coordinator,
- * and the number of hosts in the group. */
-int pvm_grphostinfo(char *group, int host, int *coord, int *nmem, int *nhosts)
-{
-    struct pmsg *rep;
-    int rc = pvmi_gs_call(group, GS_HOSTCHAR, &host, 1, &rep);
-    if (rc < 0)
-        return rc;
-    if ((rc = pvmi_get_int(rep, nhosts)) >= 0 && (rc = pvmi_get_int(rep, nmem)) >= 0)
-        rc = pvmi_get_int(rep, coord);
-    pmsg_free(rep);
-    return rc;
-}
-
 typedef void (*redfn)(int *, void *, void *, int *, int *);
 
 static int reduce(redfn f, void *data, int count, int type, int tag, char *group, int rootinst)

@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 #include "lpvm.h"
+#include "compat.h"
 
 static int tm_setopt(int what, int val)
 {
@@ -45,7 +46,7 @@ static int *slot(int what)
     }
 }
 
-int pvm_setopt(int what, int val)
+static int setopt(int what, int val)
 {
     int old, rc, *p;
     switch (what) {
@@ -98,6 +99,14 @@ int pvm_setopt(int what, int val)
         }
     }
     return pvmi_err("pvm_setopt", PvmBadParam);
+}
+
+/* Stock's option variables (compat.h) follow every change. */
+int pvm_setopt(int what, int val)
+{
+    int old = setopt(what, val);
+    pvmi_compat_publish();
+    return old;
 }
 
 int pvm_getopt(int what)

@@ -84,14 +84,15 @@ static int pack_value(enum pvmi_type t, va_list *ap)
     return pvmi_pk("pvm_packf", t, &v, 1, 1);
 }
 
-int pvm_packf(const char *fmt, ...)
+/* Stock exports the va_list forms too (pvm_vpackf, pvm_vunpackf). */
+int pvm_vpackf(const char *fmt, va_list args)
 {
     va_list ap;
     int rc = 0;
     struct fspec sp;
     if (!fmt)
         return pvmi_err("pvm_packf", PvmBadParam);
-    va_start(ap, fmt);
+    va_copy(ap, args);
     for (const char *f = fmt; *f && rc >= 0;) {
         if (*f++ != '%')
             continue;
@@ -117,14 +118,23 @@ int pvm_packf(const char *fmt, ...)
     return rc < 0 ? rc : 0;
 }
 
-int pvm_unpackf(const char *fmt, ...)
+int pvm_packf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = pvm_vpackf(fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int pvm_vunpackf(const char *fmt, va_list args)
 {
     va_list ap;
     int rc = 0;
     struct fspec sp;
     if (!fmt)
         return pvmi_err("pvm_unpackf", PvmBadParam);
-    va_start(ap, fmt);
+    va_copy(ap, args);
     for (const char *f = fmt; *f && rc >= 0;) {
         if (*f++ != '%')
             continue;
@@ -141,4 +151,13 @@ int pvm_unpackf(const char *fmt, ...)
     }
     va_end(ap);
     return rc < 0 ? rc : 0;
+}
+
+int pvm_unpackf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = pvm_vunpackf(fmt, ap);
+    va_end(ap);
+    return rc;
 }

@@ -7,7 +7,11 @@
 #define PVM3_PERR_H
 
 extern int pvm_errno;
-extern int pvmi_autoerr;  /* PvmAutoErr option (core sets it) */
+/* The PvmAutoErr option; stock's name, so a program setting the variable
+ * gets the option (compat.h). */
+extern int pvmautoerr;
+#define pvmi_autoerr pvmautoerr
+extern int pvmmyupid;      /* pid in messages; -1 before the first connect */
 extern int pvmi_errtid;   /* own tid for messages, 0 before connect */
 
 /* Set pvm_errno, print "libpvm [tNNN]: fn(): text" when PvmAutoErr is on,
@@ -17,5 +21,8 @@ int pvmi_err(const char *fn, int code);
 
 /* Text for an error code (also backs pvm_strerror/pvm_perror). */
 const char *pvmi_errtext(int code);
+/* Stock names: the texts by -code, and how many there are. */
+extern char *pvm_errlist[];
+extern int pvm_nerr;
 
 #endif /* PVM3_PERR_H */

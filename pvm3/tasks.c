@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lpvm.h"
+#include "compat.h"
 
 /* One request with an int-only body and an int status reply. */
 static int call_ints(const char *fn, int tag, const int *args, int n, int *status)
@@ -244,6 +245,7 @@ int pvm_setcontext(int ctx)
         return pvmi_err("pvm_setcontext", rc);
     int old = pvmi.ctx;
     pvmi.ctx = ctx;
+    pvmmyctx = ctx;   /* stock's variable (compat.h) */
     return old;
 }
 

@@ -79,3 +79,30 @@ stress: tests/integration/linkstress_stock tests/integration/linkstress_am
 	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' PVMD='$(PVMD)' \
 	  PVM_ALLOW_ROOT=1 STRESS_ROUNDS='$(STRESS_ROUNDS)' \
 	  sh $(top_srcdir)/tests/integration/linkstress.sh
+
+# Frozen groups answer from the frozen map (issue 13): stock and ours.
+check_PROGRAMS += tests/integration/frozen_stock tests/integration/frozen_am
+tests_integration_frozen_stock_SOURCES = tests/integration/frozen.c
+tests_integration_frozen_stock_CPPFLAGS =
+tests_integration_frozen_stock_LDADD = -lgpvm3 -lpvm3
+tests_integration_frozen_am_SOURCES = tests/integration/frozen.c
+tests_integration_frozen_am_CPPFLAGS =
+tests_integration_frozen_am_LDADD = libpvm3am.la
+tests_integration_frozen_am_LDFLAGS = -no-install
+EXTRA_DIST += tests/integration/frozen.sh
+
+# Stock symbols (issue 13): libfpvm3.a/libgpvm3.so link against us, the
+# export list covers stock's (symbols.sh, no pvmd); stock names' meaning
+# and stock's stderr warnings (stocknames.sh) and a Fortran SPMD program
+# (fortran.sh, gfortran) run inside suite.sh, once per transport.
+check_PROGRAMS += tests/integration/stocknames_stock tests/integration/stocknames_am
+tests_integration_stocknames_stock_SOURCES = tests/integration/stocknames.c
+tests_integration_stocknames_stock_CPPFLAGS =
+tests_integration_stocknames_stock_LDADD = -lpvm3
+tests_integration_stocknames_am_SOURCES = tests/integration/stocknames.c
+tests_integration_stocknames_am_CPPFLAGS =
+tests_integration_stocknames_am_LDADD = libpvm3am.la
+tests_integration_stocknames_am_LDFLAGS = -no-install
+TESTS += tests/integration/symbols.sh
+EXTRA_DIST += tests/integration/symbols.sh tests/integration/symbols.exclude \
+	tests/integration/stocknames.sh tests/integration/fortran.sh tests/integration/fspmd.f

@@ -2,7 +2,7 @@
 # The integration suite under one PVMAM_TRANSPORT (set by the caller):
 # every test script runs with its own private VM.
 rc=0
-for t in interop badinput examples ampath svc examples-svc; do
+for t in interop badinput examples ampath svc examples-svc frozen stocknames fortran; do
     echo "######## $t (PVMAM_TRANSPORT=$PVMAM_TRANSPORT)"
     sh "$top_srcdir/tests/integration/$t.sh"
     r=$?
