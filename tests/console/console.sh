@@ -74,8 +74,16 @@ norm() {
 }
 script "$W/stock.out" "$STOCK"
 script "$W/am.out" "$CONSOLE"
-norm "$W/stock.out" > "$W/stock.norm"
-norm "$W/am.out" > "$W/am.norm"
+# Job output lines of different tasks come in any order: compared as a
+# sorted list, apart from the rest of the transcript.
+split_jobs() {  # in -> body, sorted job lines
+    norm "$1" | sed 's/^pvm> \(\[[0-9]*:\)/pvm> \
+\1/' > "$1.n"
+    grep -v '^\[[0-9]*:TID\] ' "$1.n" > "$2"
+    grep '^\[[0-9]*:TID\] ' "$1.n" | sort >> "$2"
+}
+split_jobs "$W/stock.out" "$W/stock.norm"
+split_jobs "$W/am.out" "$W/am.norm"
 if diff "$W/stock.norm" "$W/am.norm" > "$W/diff"; then
     echo "same transcript as the stock console ($(wc -l < "$W/am.norm") lines)"
 else
