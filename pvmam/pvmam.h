@@ -50,6 +50,31 @@ struct pvmam_stats {
  * Returns 0 or PvmNoTask (no traffic with that tid). */
 int pvmam_stats(int tid, struct pvmam_stats *out);
 
+/* Live report of a running libpvm3am task (the console's amstat).  The
+ * task answers inside its next PVM call; see pvmam/amstat.c. */
+enum { PVMAM_ROUTE_PVMD = 0, PVMAM_ROUTE_AM = 1, PVMAM_ROUTE_DEAD = 2 };
+#define PVMAM_REPORT_PEERS 64
+struct pvmam_peer_report {
+    int tid;
+    int route;                 /* PVMAM_ROUTE_*: how messages to it go now */
+    struct pvmam_stats st;
+};
+struct pvmam_report {
+    char transport[8];         /* "tcp", "udp" or "off" */
+    struct pvmam_stats total;
+    int npeers;                /* entries in peer[] */
+    int more;                  /* peers that did not fit */
+    struct pvmam_peer_report peer[PVMAM_REPORT_PEERS];
+};
+
+/* 1 if tid is a libpvm3am task, 0 if not (stock, or gone), or an error. */
+int pvmam_is_amtask(int tid);
+
+/* Ask task tid for its report and wait at most timeout_ms.  Returns 0,
+ * PvmNotFound (tid is not a libpvm3am task), PvmNoData (no answer in
+ * time), PvmBadParam, or PvmSysErr. */
+int pvmam_report(int tid, int timeout_ms, struct pvmam_report *out);
+
 #ifdef __cplusplus
 }
 #endif

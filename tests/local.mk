@@ -9,3 +9,4 @@ if !SANITIZERS
 TESTS += tests/valgrind.sh
 endif
 EXTRA_DIST += tests/valgrind.sh
+include tests/console/local.mk

@@ -1,0 +1,55 @@
+#!/bin/sh
+# lib.sh - drive a console (ours or stock pvm) through a FIFO, one command
+# at a time: after each command an "echo" marker is sent, and we wait
+# (bounded) until the marker is in the output, so a transcript does not
+# depend on timing.  Source after tests/lib/pvmvm.sh.
+#   cons_start OUTFILE PROGRAM [ARGS]   start it (stdout line-buffered)
+#   cons_cmd "LINE"                     send LINE, wait until it was done
+#   cons_wait PATTERN [SECONDS]         wait until PATTERN is in the output
+#   cons_stop                           end of input; wait for it to leave
+CONS_PID=""
+CONS_OUT=""
+CONS_N=0
+
+cons_start() {
+    CONS_OUT=$1; shift
+    CONS_N=0
+    rm -f "$W/cons.fifo"
+    mkfifo "$W/cons.fifo" || return 1
+    stdbuf -oL "$@" < "$W/cons.fifo" > "$CONS_OUT" 2> "$CONS_OUT.err" &
+    CONS_PID=$!
+    exec 3> "$W/cons.fifo"
+}
+
+cons_wait() {
+    i=0
+    lim=$(( ${2:-20} * 10 ))
+    while ! grep -q -- "$1" "$CONS_OUT" 2>/dev/null; do
+        i=$((i + 1))
+        if [ $i -gt $lim ] || ! kill -0 "$CONS_PID" 2>/dev/null; then
+            echo "cons_wait: no \"$1\" in $CONS_OUT after ${2:-20} s" >&2
+            return 1
+        fi
+        sleep 0.1
+    done
+}
+
+cons_cmd() {
+    CONS_N=$((CONS_N + 1))
+    printf '%s\necho @@%d\n' "$1" "$CONS_N" >&3
+    cons_wait "^@@$CONS_N\$" "${2:-20}"
+}
+
+cons_stop() {
+    exec 3>&-
+    i=0
+    while kill -0 "$CONS_PID" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    if kill -0 "$CONS_PID" 2>/dev/null; then
+        echo "cons_stop: console $CONS_PID did not leave at end of input" >&2
+        kill "$CONS_PID" 2>/dev/null
+        wait "$CONS_PID" 2>/dev/null
+        return 1
+    fi
+    wait "$CONS_PID" 2>/dev/null
+    CONS_PID=""
+}
