@@ -93,6 +93,9 @@ void pvmi_deliver(struct pmsg *m);
 struct pmsg *pvmi_rxq_match(int src, int tag, int ctx);
 struct pmsg *pvmi_rxq_match_fn(int src, int tag, int (*fn)(int, int, int));
 void pvmi_rxq_remove(struct pmsg *m);
+/* Run control work and message handlers that input brought while they
+ * could not run (a daemon request was pending), if they can run now. */
+void pvmi_run_pending(void);
 void pvmi_note_input(void);
 /* wait for input on every source, at most timeout_ms (-1: forever). */
 int pvmi_progress(int timeout_ms);

@@ -39,6 +39,9 @@ static int wait_match(const char *fn, int src, int tag, long timeout_ms, struct 
     int polled = 0;
     *out = NULL;
     for (;;) {
+        /* handlers first: a message they take must not be matched here,
+         * even if it came in while a daemon request held them back */
+        pvmi_run_pending();
         if ((*out = find(src, tag)))
             return 0;
         long wait = -1;
@@ -112,6 +115,7 @@ static int precv_wait(int src, int tag, int bytes_only, void *buf, size_t cap,
     if (rc < 0)
         return pvmi_err("pvm_precv", rc);
     *landed = 0;
+    pvmi_run_pending();   /* as in wait_match */
     if ((*out = find(src, tag)) || match_fn)
         return *out ? 0 : wait_match("pvm_precv", src, tag, -1, out);
     pvmi_sink_arm(src, tag, pvmi.ctx, bytes_only, buf, cap);

@@ -118,6 +118,12 @@ static void run_control(void)
     }
 }
 
+void pvmi_run_pending(void)
+{
+    if (chead && depth == 0 && !pvmi_tm_busy())
+        run_control();
+}
+
 static void conn_failed(struct pvmi_conn *c)
 {
     if (c == &pvmi.pvmd) {
