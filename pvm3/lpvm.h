@@ -96,6 +96,7 @@ void pvmi_rxq_remove(struct pmsg *m);
 /* Run control work and message handlers that input brought while they
  * could not run (a daemon request was pending), if they can run now. */
 void pvmi_run_pending(void);
+void pvmi_rxq_reset(void);   /* drop everything queued */
 void pvmi_note_input(void);
 /* wait for input on every source, at most timeout_ms (-1: forever). */
 int pvmi_progress(int timeout_ms);

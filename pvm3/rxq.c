@@ -227,3 +227,16 @@ out:
         return PvmSysErr;
     return (int)(ndelivered - before);
 }
+
+/* Drop everything queued (tests and fuzzing start each input clean). */
+void pvmi_rxq_reset(void)
+{
+    struct pmsg **heads[] = { &qhead, &chead };
+    for (int i = 0; i < 2; i++)
+        while (*heads[i]) {
+            struct pmsg *m = *heads[i];
+            *heads[i] = m->qnext;
+            pmsg_free(m);
+        }
+    qtail = ctail = NULL;
+}

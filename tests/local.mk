@@ -2,6 +2,7 @@
 include tests/libam/local.mk
 include tests/pvm3/local.mk
 include tests/integration/local.mk
+include tests/fuzz/local.mk
 EXTRA_DIST += tests/run-bounded.sh
 
 # memcheck over our own programs (tests/valgrind.sh); not with sanitizers.

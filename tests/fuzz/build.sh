@@ -1,0 +1,24 @@
+#!/bin/sh
+# Build the libFuzzer targets with clang (ASan + UBSan + libFuzzer) into DIR.
+# usage: build.sh SRCDIR DIR     exit 77 when clang cannot build fuzzers here
+set -eu
+src=$1; out=$2
+CLANG=${FUZZ_CC:-clang}
+command -v "$CLANG" >/dev/null 2>&1 || { echo "SKIP: no $CLANG"; exit 77; }
+mkdir -p "$out"
+probe=$out/probe.c
+echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }' > "$probe"
+"$CLANG" -fsanitize=fuzzer "$probe" -o "$out/probe" 2>/dev/null ||
+    { echo "SKIP: $CLANG cannot link libFuzzer (Debian: libclang-rt-14-dev)"; exit 77; }
+FL="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
+INC="-I$src/libam -I$src/pvm3 -I$src/pvmam -I$src/tests/fuzz $(pkg-config --cflags libtirpc)"
+TIRPC=$(pkg-config --libs libtirpc)
+LIBAM=$(ls "$src"/libam/*.c)
+PVM3=$(ls "$src"/pvm3/*.c)
+PACK="$src/pvm3/pmsg.c $src/pvm3/buf.c $src/pvm3/pack.c $src/pvm3/pack_xdr.c \
+      $src/pvm3/pack_raw.c $src/pvm3/packf.c $src/pvm3/pkmesg.c $src/pvm3/perr.c"
+build() { name=$1; shift; echo "fuzz: building $name"; "$CLANG" $FL $INC "$@" -o "$out/$name" -lm; }
+build fuzz_upk "$src/tests/fuzz/fuzz_upk.c" $PACK $TIRPC
+build fuzz_am_udp "$src/tests/fuzz/fuzz_am_udp.c" $LIBAM
+build fuzz_am_tcp "$src/tests/fuzz/fuzz_am_tcp.c" $LIBAM
+build fuzz_wire "$src/tests/fuzz/fuzz_wire.c" $PVM3 $TIRPC

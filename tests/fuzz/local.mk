@@ -1,0 +1,11 @@
+# libFuzzer targets (issue 19): built with clang by tests/fuzz/build.sh,
+# not by the main compiler.  make check runs each briefly; make fuzz longer.
+TESTS += tests/fuzz/fuzz.sh
+EXTRA_DIST += tests/fuzz/build.sh tests/fuzz/fuzz.sh tests/fuzz/fuzz_am.h \
+	tests/fuzz/fuzz_upk.c tests/fuzz/fuzz_wire.c tests/fuzz/fuzz_am_udp.c \
+	tests/fuzz/fuzz_am_tcp.c tests/fuzz/corpus
+FUZZ_SECONDS ?= 600
+.PHONY: fuzz
+fuzz:
+	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' \
+	  FUZZ_SECONDS='$(FUZZ_SECONDS)' sh $(top_srcdir)/tests/fuzz/fuzz.sh
