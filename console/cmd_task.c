@@ -179,6 +179,10 @@ int cmd_kill(int argc, char **argv)
             printf("t%x: that's me.\n", tid);
             continue;
         }
+        if (pvm_pstat(tid) == PvmNoTask) {   /* the pvmd would say nothing */
+            printf("kill: t%x: %s\n", tid, cons_err(PvmNoTask));
+            continue;
+        }
         for (int k = 0; children && kids && kidp && k < nk; k++)
             if (kidp[k] == tid && kids[k] != cons.mytid) {
                 int rc = pvm_kill(kids[k]);
@@ -210,7 +214,7 @@ int cmd_sig(int argc, char **argv)
             printf("sig: %s: not a task id\n", argv[i]);
             continue;
         }
-        int rc = pvm_sendsig(tid, (int)sig);
+        int rc = pvm_pstat(tid) == PvmNoTask ? PvmNoTask : pvm_sendsig(tid, (int)sig);
         if (rc < 0)
             printf("sig: t%x: %s\n", tid, cons_err(rc));
     }
