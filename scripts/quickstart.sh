@@ -1,7 +1,8 @@
 #!/bin/sh
 # One entry point for a newcomer and for CI:
 #   scripts/quickstart.sh bench   install deps, build, run the MPBench comparison (the main job)
-#   scripts/quickstart.sh check   install deps, build, run the whole test suite
+#   scripts/quickstart.sh check   install deps, build, run the whole test suite, then
+#                                 again under ASan + UBSan (SANITIZE=0 skips that)
 # Extra arguments after the target are passed to make (e.g. QUICK=1).
 set -eu
 target=${1:-check}; [ $# -gt 0 ] && shift
@@ -20,6 +21,10 @@ check)
     rc=0
     make -j"${CHECK_JOBS:-1}" check "$@" || rc=$?
     sh scripts/test-summary.sh
+    # the same suite under ASan + UBSan (SANITIZE=0 skips it)
+    if [ "${SANITIZE:-1}" != 0 ]; then
+        sh scripts/sanitize-check.sh || rc=1
+    fi
     exit $rc ;;
 bench) exec make bench-mpbench "$@" ;;
 *) exec make "$target" "$@" ;;

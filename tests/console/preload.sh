@@ -15,6 +15,10 @@ set -u
 tarball=/usr/share/doc/pvm-examples/examples.tar.gz
 [ -x /usr/bin/timing ] && [ -f "$tarball" ] || { echo "no pvm-examples"; exit 77; }
 command -v stdbuf >/dev/null || { echo "no stdbuf"; exit 77; }
+case " ${CFLAGS:-} " in *-fsanitize=*)
+    # an instrumented library cannot be preloaded into uninstrumented programs
+    echo "SKIP: sanitizer build (ASan must be the first library of a program)"; exit 77 ;;
+esac
 RUN=$top_builddir/console/pvmam-run
 CONSOLE=$top_builddir/console/pvmam
 PVMAM_PRELOAD_LIB=$top_builddir/.libs/libpvm3am.so.0

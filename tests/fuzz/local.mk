@@ -1,6 +1,9 @@
 # libFuzzer targets (issue 19): built with clang by tests/fuzz/build.sh,
 # not by the main compiler.  make check runs each briefly; make fuzz longer.
+# (not in sanitizer trees: the targets carry their own sanitizers)
+if !SANITIZERS
 TESTS += tests/fuzz/fuzz.sh
+endif
 EXTRA_DIST += tests/fuzz/build.sh tests/fuzz/fuzz.sh tests/fuzz/fuzz_am.h \
 	tests/fuzz/fuzz_upk.c tests/fuzz/fuzz_wire.c tests/fuzz/fuzz_am_udp.c \
 	tests/fuzz/fuzz_am_tcp.c tests/fuzz/corpus

@@ -20,7 +20,8 @@ for v in stock am gam; do
         gam) libs="-lgpvm3 $AM" ;;
     esac
     # shellcheck disable=SC2086
-    $FC $FFLAGS -o "$W/fspmd_$v" "$top_srcdir/tests/integration/fspmd.f" -lfpvm3 $libs \
+    # LDFLAGS: a sanitizer build's flags, so the program links their runtime first
+    $FC $FFLAGS -o "$W/fspmd_$v" "$top_srcdir/tests/integration/fspmd.f" ${LDFLAGS:-} -lfpvm3 $libs \
         > "$W/build.$v" 2>&1 || { echo "FAILED: build $v"; cat "$W/build.$v"; exit 1; }
 done
 vm_start || exit 99
