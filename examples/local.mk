@@ -67,3 +67,11 @@ examples_fft_fft_am_SOURCES = $(FFT_SOURCES)
 examples_fft_fft_am_CPPFLAGS = -DFFT_LIB='"libpvm3am"' $(FFTW3_CFLAGS)
 examples_fft_fft_am_LDADD = libpvm3am.la $(FFTW3_LIBS) -lm
 examples_fft_fft_am_LDFLAGS = -no-install
+EXTRA_DIST += examples/fft/run.sh examples/fft/report.sh examples/fft/plot.sh examples/fft/seconds.awk
+
+FFT_OUT ?= $(abs_top_builddir)/bench-fft-out
+.PHONY: bench-fft
+bench-fft: examples/fft/fft_stock examples/fft/fft_am
+	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' PVMD='$(PVMD)' \
+	  BENCH_QUICK='$(BENCH_QUICK)' bash $(top_srcdir)/examples/fft/run.sh --out '$(FFT_OUT)'
+BENCH_TARGETS += bench-fft
