@@ -121,18 +121,19 @@ static void gather(fftw_complex *dst)
     int got[FFT_MAXSLAVES] = { 0 };
     int expect = opt->gran == GRAN_ROW ? opt->n : nslaves;
     for (int m = 0; m < expect; m++) {
-        int i = fft_rank_of(fft_recv(TAG_RES, tmp, (n / opt->s + 1) * n, &k, tids, nslaves), tids, nslaves);
-        int lo, hi, c0, nc;
+        int src = fft_recv(TAG_RES, tmp, (n / opt->s + 1) * n, &k, tids, nslaves);
+        int i = fft_rank_of(src, tids, nslaves), lo, hi;
         fft_slice(opt->n, opt->s, i, &lo, &hi);
-        if (opt->gran == GRAN_ROW) {
-            c0 = lo + got[i]++, nc = 1;   /* a slave's columns come in order */
-            if (c0 >= hi || k != n)
-                fft_die("result column: wrong length or too many", 0);
-        } else {
-            c0 = lo, nc = hi - lo;
-            if (got[i]++ || k != nc * n)
-                fft_die("result block: wrong length or twice", 0);
+        /* a slave's columns come in order */
+        int c0 = opt->gran == GRAN_ROW ? lo + got[i] : lo, nc = opt->gran == GRAN_ROW ? 1 : hi - lo;
+        int most = opt->gran == GRAN_ROW ? hi - lo : 1;
+        if (k != nc * n || got[i] >= most) {
+            char what[160];
+            snprintf(what, sizeof what, "result from t%x (slave %d): %ld numbers, want %ld; message %d of %d",
+                     src, i, k, nc * n, got[i] + 1, most);
+            fft_die(what, 0);
         }
+        got[i]++;
         for (int c = 0; c < nc; c++)
             for (long r = 0; r < n; r++)
                 memcpy(dst[r * n + c0 + c], tmp[c * n + r], sizeof(fftw_complex));

@@ -87,7 +87,7 @@ static void send_segments(void)
 
 static void recv_segments(void)
 {
-    long want_row = rows, k;
+    long k;
     memset(got, 0, sizeof got);
     int expect = job.gran == GRAN_ROW ? (job.n - rows) : job.s - 1;
     for (int m = 0; m < expect; m++) {
@@ -96,16 +96,19 @@ static void recv_segments(void)
         fft_slice(job.n, job.s, i, &ilo, &ihi);
         if (i == me)
             fft_die("transpose data from myself", 0);
-        if (job.gran == GRAN_ROW) {
-            /* a sibling's rows come in order: this is its got[i]-th */
-            if (k != want_row || got[i] >= ihi - ilo)
-                fft_die("transpose segment: wrong length or too many", 0);
-            place(tmp, rows, ilo + got[i]++, 1);
-        } else {
-            if (k != (long)(ihi - ilo) * rows || got[i]++)
-                fft_die("transpose block: wrong length or twice", 0);
-            place(tmp, rows, ilo, ihi - ilo);
+        long want = job.gran == GRAN_ROW ? rows : (long)(ihi - ilo) * rows;
+        int most = job.gran == GRAN_ROW ? ihi - ilo : 1;
+        if (k != want || got[i] >= most) {
+            char what[160];
+            snprintf(what, sizeof what, "transpose data from t%x (slave %d): %ld numbers, want %ld; "
+                     "message %d of %d", src, i, k, want, got[i] + 1, most);
+            fft_die(what, 0);
         }
+        if (job.gran == GRAN_ROW)   /* a sibling's rows come in order */
+            place(tmp, rows, ilo + got[i], 1);
+        else
+            place(tmp, rows, ilo, ihi - ilo);
+        got[i]++;
     }
 }
 

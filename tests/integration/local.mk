@@ -59,3 +59,8 @@ tests_integration_svc_am_LDADD = libpvm3am.la
 tests_integration_svc_am_LDFLAGS = -no-install
 # svc.sh and examples-svc.sh run inside suite.sh, once per transport.
 EXTRA_DIST += tests/integration/svc.sh tests/integration/examples-svc.sh
+
+# The parallel 2-D FFT example (issue 17): correct results both builds,
+# mixed, every transport; a damaged result fails; the driver, tiny.
+TESTS += tests/integration/fft.sh
+EXTRA_DIST += tests/integration/fft.sh
