@@ -67,7 +67,8 @@ examples_fft_fft_am_SOURCES = $(FFT_SOURCES)
 examples_fft_fft_am_CPPFLAGS = -DFFT_LIB='"libpvm3am"' $(FFTW3_CFLAGS)
 examples_fft_fft_am_LDADD = libpvm3am.la $(FFTW3_LIBS) -lm
 examples_fft_fft_am_LDFLAGS = -no-install
-EXTRA_DIST += examples/fft/run.sh examples/fft/report.sh examples/fft/plot.sh examples/fft/seconds.awk
+EXTRA_DIST += examples/fft/run.sh examples/fft/report.sh examples/fft/plot.sh examples/fft/seconds.awk \
+	examples/fft/figures
 
 FFT_OUT ?= $(abs_top_builddir)/bench-fft-out
 .PHONY: bench-fft
