@@ -248,5 +248,6 @@ int fft_master_main(const struct fft_opts *o)
     fftw_free(out);
     fftw_free(back);
     fftw_free(tmp);
+    fftw_cleanup();
     return ok ? 0 : 1;
 }

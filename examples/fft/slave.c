@@ -178,6 +178,7 @@ int fft_slave_main(void)
     fftw_free(a);
     fftw_free(t);
     fftw_free(tmp);
+    fftw_cleanup();
     pvm_exit();
     return 0;
 }
