@@ -182,38 +182,12 @@ static void make_label(void)
              opt->slave_prog ? (sp ? sp + 1 : opt->slave_prog) : "self");
 }
 
-int fft_master_main(const struct fft_opts *o)
+/* Spawns the slaves and runs every pass; returns 1 if all passed. */
+static int run_job(const fftw_complex *in, const fftw_complex *ref, fftw_complex *out, fftw_complex *back)
 {
-    opt = o;
-    long n = o->n, cells = n * n;
-    int ok = 1;
-    fftw_complex *in = fftw_malloc(sizeof(fftw_complex) * cells);
-    fftw_complex *ref = fftw_malloc(sizeof(fftw_complex) * cells);
-    fftw_complex *out = fftw_malloc(sizeof(fftw_complex) * cells);
-    fftw_complex *back = fftw_malloc(sizeof(fftw_complex) * cells);
-    tmp = fftw_malloc(sizeof(fftw_complex) * (n / o->s + 1) * n);
-    if (!in || !ref || !out || !back || !tmp) {
-        fprintf(stderr, "fft: out of memory for %ld x %ld complex arrays\n", n, n);
-        return 1;
-    }
-    if (o->input) {
-        if (fft_read_input(o->input, in, o->n) < 0)
-            return 2;
-    } else {
-        fft_fill_random(in, o->n, o->seed);
-    }
-    fft_serial(ref, in, o->n, FFTW_FORWARD);
-    make_label();
-
-    if (o->timeout > 0) {
-        signal(SIGALRM, on_alarm);
-        alarm((unsigned)o->timeout);
-    }
-    int mytid = pvm_mytid();
-    if (mytid < 0) {
-        fprintf(stderr, "fft: cannot reach a pvmd (PVM error %d): start PVM first\n", mytid);
-        return 1;
-    }
+    const struct fft_opts *o = opt;
+    long cells = (long)o->n * o->n;
+    int ok = 1, rc;
     if (o->direct)
         pvm_setopt(PvmRoute, PvmRouteDirect);
     pvm_catchout(stderr);   /* the slaves' error messages show up here */
@@ -237,17 +211,54 @@ int fft_master_main(const struct fft_opts *o)
         corrupt(back);
     ok &= report("roundtrip", 1, secs, fft_rel_error(back, in, (double)cells, cells));
 
-    int stop = 0, rc;
+    int stop = 0;
     if ((rc = pvm_initsend(PvmDataDefault)) < 0 || (rc = pvm_pkint(&stop, 1, 1)) < 0 ||
         (rc = pvm_mcast(tids, nslaves, TAG_CMD)) < 0)
         fft_die("stopping the slaves", rc);
+    return ok;
+}
+
+int fft_master_main(const struct fft_opts *o)
+{
+    opt = o;
+    long n = o->n, cells = n * n;
+    int status = 1;
+    fftw_complex *in = NULL, *ref = NULL, *out = NULL, *back = NULL;
+    if (!(in = fftw_malloc(sizeof(fftw_complex) * cells)) ||
+        !(ref = fftw_malloc(sizeof(fftw_complex) * cells)) ||
+        !(out = fftw_malloc(sizeof(fftw_complex) * cells)) ||
+        !(back = fftw_malloc(sizeof(fftw_complex) * cells)) ||
+        !(tmp = fftw_malloc(sizeof(fftw_complex) * (n / o->s + 1) * n))) {
+        fprintf(stderr, "fft: out of memory for %ld x %ld complex arrays\n", n, n);
+        goto out_free;
+    }
+    if (o->input && fft_read_input(o->input, in, o->n) < 0) {
+        status = 2;
+        goto out_free;
+    }
+    if (!o->input)
+        fft_fill_random(in, o->n, o->seed);
+    fft_serial(ref, in, o->n, FFTW_FORWARD);
+    make_label();
+
+    if (o->timeout > 0) {
+        signal(SIGALRM, on_alarm);
+        alarm((unsigned)o->timeout);
+    }
+    int mytid = pvm_mytid();
+    if (mytid < 0) {
+        fprintf(stderr, "fft: cannot reach a pvmd (PVM error %d): start PVM first\n", mytid);
+        goto out_free;
+    }
+    status = run_job(in, ref, out, back) ? 0 : 1;
     alarm(0);
     pvm_exit();
-    fftw_free(in);
-    fftw_free(ref);
-    fftw_free(out);
-    fftw_free(back);
+out_free:
     fftw_free(tmp);
+    fftw_free(back);
+    fftw_free(out);
+    fftw_free(ref);
+    fftw_free(in);
     fftw_cleanup();
-    return ok ? 0 : 1;
+    return status;
 }
