@@ -53,3 +53,26 @@ bench-mpbench: examples/mpbench/mpbench_stock examples/mpbench/mpbench_am exampl
 	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' PVMD='$(PVMD)' \
 	  BENCH_QUICK='$(BENCH_QUICK)' bash $(top_srcdir)/examples/mpbench/run.sh --out '$(MPBENCH_OUT)'
 BENCH_TARGETS += bench-mpbench
+
+# The thesis's parallel 2-D FFT (issue 17): one ordinary PVM source built
+# against both libraries; FFTW does the 1-D transforms.  -no-install: the
+# pvmd spawns fft_am's slaves directly, so it finds libpvm3am.so by rpath.
+noinst_PROGRAMS += examples/fft/fft_stock examples/fft/fft_am
+FFT_SOURCES = examples/fft/main.c examples/fft/master.c examples/fft/slave.c \
+	examples/fft/messages.c examples/fft/check.c examples/fft/fft.h
+examples_fft_fft_stock_SOURCES = $(FFT_SOURCES)
+examples_fft_fft_stock_CPPFLAGS = -DFFT_LIB='"stock"' $(FFTW3_CFLAGS)
+examples_fft_fft_stock_LDADD = -lpvm3 $(FFTW3_LIBS) -lm
+examples_fft_fft_am_SOURCES = $(FFT_SOURCES)
+examples_fft_fft_am_CPPFLAGS = -DFFT_LIB='"libpvm3am"' $(FFTW3_CFLAGS)
+examples_fft_fft_am_LDADD = libpvm3am.la $(FFTW3_LIBS) -lm
+examples_fft_fft_am_LDFLAGS = -no-install
+EXTRA_DIST += examples/fft/run.sh examples/fft/report.sh examples/fft/plot.sh examples/fft/seconds.awk \
+	examples/fft/figures
+
+FFT_OUT ?= $(abs_top_builddir)/bench-fft-out
+.PHONY: bench-fft
+bench-fft: examples/fft/fft_stock examples/fft/fft_am
+	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' PVMD='$(PVMD)' \
+	  BENCH_QUICK='$(BENCH_QUICK)' bash $(top_srcdir)/examples/fft/run.sh --out '$(FFT_OUT)'
+BENCH_TARGETS += bench-fft

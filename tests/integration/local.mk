@@ -106,3 +106,8 @@ tests_integration_stocknames_am_LDFLAGS = -no-install
 TESTS += tests/integration/symbols.sh
 EXTRA_DIST += tests/integration/symbols.sh tests/integration/symbols.exclude \
 	tests/integration/stocknames.sh tests/integration/fortran.sh tests/integration/fspmd.f
+
+# The parallel 2-D FFT example (issue 17): correct results both builds,
+# mixed, every transport; a damaged result fails; the driver, tiny.
+TESTS += tests/integration/fft.sh
+EXTRA_DIST += tests/integration/fft.sh
