@@ -72,14 +72,20 @@ int amx_bound_socket(am_interface_t *ifc, int type, const char *prefix, int shar
     if (fd < 0)
         return AM_ERR_SYS;
     int one = 1;
-    if (shared)   /* best effort: without it the transport sends unconnected */
-        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
     socklen_t sl = sizeof bind_sa;
     if (bind(fd, (struct sockaddr *)&bind_sa, sizeof bind_sa) < 0 ||
         getsockname(fd, (struct sockaddr *)&bind_sa, &sl) < 0) {
         close(fd);
         return AM_ERR_SYS;
     }
+    /* Shared: per-peer sockets will bind this port too.  SO_REUSEPORT only
+     * after the bind: set before a bind to port 0, it lets the kernel hand
+     * out a port another task's reuseport socket already holds (measured:
+     * 301 of 3000 such sockets shared a port), and the two tasks then get
+     * each other's datagrams.  Best effort: without it the transport sends
+     * unconnected. */
+    if (shared)
+        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
     sa.sin_port = bind_sa.sin_port;
     amx_addr_format(prefix, &sa, ifc->self_addr, sizeof ifc->self_addr);
     return fd;

@@ -185,6 +185,18 @@ static void dump_stacks(const int *tids, int n)
     int nt;
     if (pvm_tasks(0, &nt, &ti) < 0)
         return;
+#ifdef PVMAM_BUILD
+    for (int k = 0; k < n; k++) {   /* the master's view of each link */
+        struct pvmam_stats st;
+        if (pvmam_stats(tids[k], &st) == 0)
+            printf("link to t%x: am %d opening %d; msgs am %llu/%llu pvmd %llu/%llu (sent/recv)\n",
+                   tids[k], st.peers_am, st.peers_opening,
+                   (unsigned long long)st.am_msgs_sent, (unsigned long long)st.am_msgs_recv,
+                   (unsigned long long)st.pvmd_msgs_sent, (unsigned long long)st.pvmd_msgs_recv);
+        else
+            printf("link to t%x: none\n", tids[k]);
+    }
+#endif
     printf("HANG: task stacks follow\n");
     fflush(stdout);
     char cmd[256];
