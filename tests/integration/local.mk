@@ -111,3 +111,15 @@ EXTRA_DIST += tests/integration/symbols.sh tests/integration/symbols.exclude \
 # mixed, every transport; a damaged result fails; the driver, tiny.
 TESTS += tests/integration/fft.sh
 EXTRA_DIST += tests/integration/fft.sh
+
+# A task farm's long life (issue 19): no growth of descriptors, memory,
+# mailbox entries or files while workers come and go.
+check_PROGRAMS += tests/integration/churn_am tests/integration/churn_stock
+tests_integration_churn_stock_SOURCES = tests/integration/churn.c
+tests_integration_churn_stock_CPPFLAGS =
+tests_integration_churn_stock_LDADD = -lpvm3
+tests_integration_churn_am_SOURCES = tests/integration/churn.c
+tests_integration_churn_am_CPPFLAGS =
+tests_integration_churn_am_LDADD = libpvm3am.la
+tests_integration_churn_am_LDFLAGS = -no-install
+EXTRA_DIST += tests/integration/churn.sh

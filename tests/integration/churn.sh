@@ -1,0 +1,24 @@
+#!/bin/sh
+# A task farm's long life (issue 19): tests/integration/churn.c under each
+# transport, CHURN_CYCLES workers (default 1000) that open an AM link and
+# exit, normally or by SIGKILL; the master's descriptors, memory and the
+# mailbox must not grow, and no file of ours may be left in PVM_TMP or
+# /dev/shm afterwards.
+. "$top_srcdir/tests/lib/pvmvm.sh"
+vm_start || exit 99
+B=$top_builddir/tests/integration
+: "${PVMAM_TIMEOUT:=3000}"; export PVMAM_TIMEOUT
+shm0=$(ls /dev/shm 2>/dev/null | wc -l)
+rc=0
+for t in ${CHURN_TRANSPORTS:-tcp udp off}; do
+    echo "== PVMAM_TRANSPORT=$t"
+    before=$(ls "$PVM_TMP" | wc -l)
+    CHURN_COUNTER=$B/churn_stock PVMAM_TRANSPORT=$t timeout 600 "$B/churn_am" MASTER "${CHURN_CYCLES:-1000}" || rc=1
+    after=$(ls "$PVM_TMP" | wc -l)
+    echo "files in PVM_TMP: $before -> $after"
+    [ "$after" -le "$before" ] || { echo "FAIL: files left in PVM_TMP:"; ls -la "$PVM_TMP"; rc=1; }
+done
+shm1=$(ls /dev/shm 2>/dev/null | wc -l)
+echo "entries in /dev/shm: $shm0 -> $shm1"
+[ "$shm1" -le "$shm0" ] || { echo "FAIL: /dev/shm grew"; rc=1; }
+exit $rc
