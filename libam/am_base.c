@@ -2,7 +2,6 @@
  * am_base.c - libam objects: status texts, the address-identifier table,
  * configuration, interfaces, endpoints and statistics.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
