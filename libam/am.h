@@ -60,8 +60,11 @@ typedef struct am_token am_token_t;
 /* A handler: `data`/`len` is the payload (valid only during the call). */
 typedef void (*am_handler_fn)(const am_token_t *tok, void *data, size_t len);
 
-/* ---- global setup and address identifiers (thesis 5.2) --------------- */
-int am_global_init(void);
+/* ---- address identifiers (thesis 5.2) ----------------------------------
+ * The thesis starts with am_global_init() to set up the identifier tables
+ * and timestamps; here the tables grow on the first bind and the clock
+ * needs no setup, so there is no such call.  am_global_shutdown() frees
+ * the tables (binding again starts them anew). */
 int am_global_shutdown(void);
 
 /* Handler table: ids are small integers that travel in the AM header, so
@@ -80,15 +83,19 @@ struct am_config {
     unsigned timeout_max_us;  /* give up (declare dead) past this; 0 = default */
     unsigned connect_timeout_ms; /* bound for connect/accept; 0 = default 10000 */
     const char *bind_host;    /* address to listen on; NULL = reachable default */
-    unsigned fault_drop_ppm;  /* test knob: drop this many sends per million (udp) */
+    unsigned fault_drop_ppm;  /* test knob: drop this many sends per million; unreliable
+                                 transports only (am_init: AM_ERR_NOTSUP on tcp) */
 };
 void am_config_default(struct am_config *cfg);
 
-/* Names of the built-in transports, NULL-terminated ("tcp", "udp", ...). */
+/* Names of the built-in transports, NULL-terminated ("tcp", "udp", ...):
+ * what am_init accepts. */
 const char *const *am_transports(void);
 
 /* Start an interface on transport `name`.  cfg may be NULL (defaults).
- * Environment overrides are the caller's business (pvmam reads PVMAM_*). */
+ * Environment overrides are the caller's business (pvmam reads PVMAM_*).
+ * AM_ERR_NOTRANSPORT: no such transport; AM_ERR_INVAL: depth or payload
+ * out of range; AM_ERR_NOTSUP: the loss knob on a reliable transport. */
 int am_init(const char *transport, const struct am_config *cfg,
             am_interface_t **out);
 /* Flush (bounded by the timeout limit), close every connection, free all. */

@@ -2,7 +2,6 @@
  * am_base.c - libam objects: status texts, the address-identifier table,
  * configuration, interfaces, endpoints and statistics.
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -36,8 +35,6 @@ const char *am_strerror(int s)
 static am_handler_fn *ids;
 static struct placer { am_place_fn fn; size_t head; } *placers;   /* by id, like ids */
 static int nids, capids;
-
-int am_global_init(void) { return AM_OK; }
 
 int am_global_shutdown(void)
 {
@@ -116,18 +113,21 @@ void am_config_default(struct am_config *cfg)
     cfg->connect_timeout_ms = 10000;
 }
 
-static const char *const names[] = { "tcp", "udp", NULL };
-
-const char *const *am_transports(void) { return names; }
-
-const struct am_transport_ops *amx_transport(const char *name)
+/* The names, in the order of amx_transport_table (the build's list). */
+#define MAX_TRANSPORTS 32
+const char *const *am_transports(void)
 {
-    if (!name)
-        return NULL;
-    if (!strcmp(name, "tcp"))
-        return &amx_tcp_ops;
-    if (!strcmp(name, "udp"))
-        return &amx_udp_ops;
+    static const char *names[MAX_TRANSPORTS + 1];
+    for (int i = 0; i < MAX_TRANSPORTS && amx_transport_table[i]; i++)
+        names[i] = amx_transport_table[i]->name;
+    return names;
+}
+
+static const struct am_transport_ops *transport_named(const char *name)
+{
+    for (int i = 0; name && amx_transport_table[i]; i++)
+        if (!strcmp(amx_transport_table[i]->name, name))
+            return amx_transport_table[i];
     return NULL;
 }
 
@@ -136,7 +136,7 @@ int am_init(const char *transport, const struct am_config *cfg, am_interface_t *
     if (!out)
         return AM_ERR_INVAL;
     *out = NULL;
-    const struct am_transport_ops *tr = amx_transport(transport);
+    const struct am_transport_ops *tr = transport_named(transport);
     if (!tr)
         return AM_ERR_NOTRANSPORT;
     am_interface_t *ifc = calloc(1, sizeof *ifc);
@@ -158,32 +158,29 @@ int am_init(const char *transport, const struct am_config *cfg, am_interface_t *
     int rc = AM_ERR_INVAL;
     if (ifc->cfg.depth > AMX_MAX_DEPTH || ifc->cfg.max_payload > tr->max_payload)
         goto fail;
+    rc = AM_ERR_NOTSUP;   /* a reliable transport cannot lose: no pretending */
+    if (ifc->cfg.fault_drop_ppm && tr->reliable)
+        goto fail;
     ifc->tr = tr;
     ifc->reliable = tr->reliable;
-    ifc->rxbuf_cap = ifc->cfg.max_payload + AMX_HDR;
-    rc = AM_ERR_NOMEM;
-    if (!(ifc->rxbuf = malloc(ifc->rxbuf_cap)))
-        goto fail;
+    ifc->drop_rnd = (unsigned)getpid() * 2654435761u;
     if ((rc = tr->init(ifc)) < 0)
-        goto fail_buf;
+        goto fail;
     *out = ifc;
     return AM_OK;
-fail_buf:
-    free(ifc->rxbuf);
 fail:
     free(ifc);
     return rc;
 }
 
-static void free_ep(am_endpoint_t *ep)
+static void free_ep(am_interface_t *ifc, am_endpoint_t *ep)
 {
+    ifc->tr->ep_free(ifc, ep);
     for (int i = 0; i < AMX_MAX_DEPTH; i++) {
         free(ep->slot[i].copy);
         free(ep->rslot[i].held_pkt);
         free(ep->rslot[i].rep_pkt);
     }
-    free(ep->rx);
-    free(ep->outq);
     free(ep);
 }
 
@@ -201,11 +198,9 @@ int am_shutdown(am_interface_t *ifc)
     while (ifc->eps) {
         am_endpoint_t *ep = ifc->eps;
         ifc->eps = ep->next;
-        ifc->tr->close_ep(ifc, ep);
-        free_ep(ep);
+        free_ep(ifc, ep);
     }
     ifc->tr->shutdown(ifc);
-    free(ifc->rxbuf);
     free(ifc);
     return AM_OK;
 }
@@ -256,7 +251,12 @@ const char *am_task_address(am_interface_t *ifc, int32_t tid)
 const char *am_hostname(am_interface_t *ifc, int32_t tid)
 {
     am_endpoint_t *ep = am_find_task(ifc, tid);
-    return ep ? ep->host : NULL;
+    if (!ep)
+        return NULL;
+    ep->host[0] = '\0';
+    if (ep->name[0])   /* the transport knows its addresses */
+        ifc->tr->host(ep, ep->host, sizeof ep->host);
+    return ep->host;
 }
 
 int am_allocate_task(am_interface_t *ifc, am_endpoint_t **out)
@@ -266,20 +266,24 @@ int am_allocate_task(am_interface_t *ifc, am_endpoint_t **out)
     am_endpoint_t *ep = calloc(1, sizeof *ep);
     if (!ep)
         return AM_ERR_NOMEM;
-    ep->fd = -1;
+    ep->ifc = ifc;
+    int rc = ifc->tr->ep_new(ifc, ep);
+    if (rc < 0) {
+        free(ep);
+        return rc;
+    }
     ep->next = ifc->eps;
     ifc->eps = ep;
     *out = ep;
     return AM_OK;
 }
 
+/* The address is the transport's business: it parses the text. */
 static int set_peer(am_interface_t *ifc, am_endpoint_t *ep, const char *name)
 {
-    if (!name || strlen(name) >= AMX_ADDRLEN || ifc->tr->pkaddr(name, &ep->sa) < 0)
+    if (!name || strlen(name) >= AMX_ADDRLEN || ifc->tr->peer(ifc, ep, name) < 0)
         return AM_ERR_BADADDR;
     strcpy(ep->name, name);
-    const unsigned char *ip = (const unsigned char *)&ep->sa.sin_addr;
-    snprintf(ep->host, sizeof ep->host, "%u.%u.%u.%u", ip[0], ip[1], ip[2], ip[3]);
     return AM_OK;
 }
 
@@ -337,8 +341,7 @@ int am_deallocate_task(am_interface_t *ifc, am_endpoint_t *ep)
         if (*pp == ep) {
             *pp = ep->next;
             ifc->outstanding -= ep->inflight;
-            ifc->tr->close_ep(ifc, ep);
-            free_ep(ep);
+            free_ep(ifc, ep);
             return AM_OK;
         }
     }
@@ -376,6 +379,6 @@ uint64_t am_bytes_read(const am_interface_t *ifc) { return ifc ? ifc->rx_read : 
 
 void am_placement_discard(am_endpoint_t *ep)
 {
-    if (ep && ep->land_dst)
-        ep->land_discard = 1;
+    if (ep && ep->ifc->tr->placement_discard)   /* NULL: nothing is ever placed */
+        ep->ifc->tr->placement_discard(ep);
 }

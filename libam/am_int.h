@@ -31,8 +31,6 @@
 #define LIBAM_AM_INT_H
 
 #include <stdint.h>
-#include <sys/socket.h>
-#include <netinet/in.h>
 #include "am.h"
 
 #define AMX_HDR 24
@@ -79,11 +77,12 @@ struct amx_rslot {
 
 struct am_endpoint {
     struct am_endpoint *next;     /* interface's list */
+    am_interface_t *ifc;           /* the interface it was allocated on */
     int32_t tid;
     int inserted, connected, dead;
-    char name[AMX_ADDRLEN];        /* peer's printable address */
-    char host[AMX_ADDRLEN];
-    struct sockaddr_in sa;         /* peer's address */
+    char name[AMX_ADDRLEN];        /* peer's printable address, as given */
+    char host[AMX_ADDRLEN];        /* am_hostname's storage */
+    void *tp;                      /* the transport's per-endpoint state */
     /* sender */
     uint32_t next_seq;
     unsigned inflight;
@@ -96,19 +95,6 @@ struct am_endpoint {
     uint8_t owe_inst;
     uint32_t owe_seq;
     uint64_t owe_deadline_us;      /* 0 until the next timer run */
-    /* transport state (tcp connection) */
-    int fd;
-    char *rx;                      /* tcp: buffer for the AM being read */
-    size_t rx_cap, rx_got, rx_need;
-    int writing;                   /* tcp: in the middle of a write */
-    /* tcp: a request whose payload is being read into a placer's buffer */
-    size_t land_left, land_total;  /* bytes still to read, all placed bytes */
-    char *land_dst;                /* where the next ones go */
-    int land_discard;              /* the place went away: read into rx, drop */
-    struct amx_hdr land_h;         /* its header, len = the head only */
-    char land_head[AM_PLACE_HEAD_MAX];
-    char *outq;                    /* tcp: replies queued during a write */
-    size_t outq_len, outq_cap;
     struct am_stats st;
 };
 
@@ -126,33 +112,49 @@ struct am_transport_ops;
 
 struct am_interface {
     const struct am_transport_ops *tr;
-    void *trd;                     /* transport private data */
+    void *trd;                     /* the transport's per-interface state */
     struct am_config cfg;
     int reliable;
     struct am_endpoint *eps;       /* all allocated endpoints */
-    char self_addr[AMX_ADDRLEN];
-    char addr_buf[AMX_ADDRLEN];
+    char self_addr[AMX_ADDRLEN];   /* written by the transport's init */
     void *user;
     am_dead_fn dead_fn;
     void *dead_arg;
     unsigned outstanding;
     unsigned timer_skips;          /* am_poll: see AMX_TIMER_SKIP */
     int in_handler;
-    size_t rx_placed;              /* for the delivery under way (tcp) */
+    unsigned drop_rnd;             /* cfg.fault_drop_ppm's generator */
+    size_t rx_placed;              /* for the delivery under way (placement) */
     uint64_t rx_read;              /* bytes read by the transport (am_bytes_read) */
-    char *rxbuf;                   /* receive staging (udp) */
-    size_t rxbuf_cap;
     struct am_stats st;
 };
 
-/* Transport ops (appendix C). Optional ops may point at the stubs. */
+/*
+ * A transport (thesis appendix C) is one file, libam/tr_NAME.c, defining
+ * `const struct am_transport_ops amx_tr_NAME`, and one line in the
+ * LIBAM_TRANSPORTS list of libam/local.mk, from which the build generates
+ * amx_transport_table (so a static libam.a keeps every transport too).
+ * Addresses are opaque here: printable text the transport parses into its
+ * own per-endpoint state (ep->tp), which it allocates and frees; its
+ * per-interface state hangs off ifc->trd.  Every op is required unless
+ * marked optional (NULL).
+ */
 struct am_transport_ops {
-    const char *name;
-    int reliable;
+    const char *name;              /* = NAME of tr_NAME.c */
+    int reliable;                  /* delivers every AM once, in order */
     size_t default_payload, max_payload;
-    int (*init)(am_interface_t *ifc);                       /* network_init */
-    int (*pkaddr)(const char *text, struct sockaddr_in *sa);/* text -> binary */
-    int (*upkaddr)(const struct sockaddr_in *sa, char *text, size_t size);
+    /* Open the interface: set ifc->trd and ifc->self_addr (the printable
+     * address peers pass to am_connect_task/am_accept_task). */
+    int (*init)(am_interface_t *ifc);
+    void (*shutdown)(am_interface_t *ifc);
+    /* Per-endpoint state: ep_new sets ep->tp; ep_free closes and frees it. */
+    int (*ep_new)(am_interface_t *ifc, am_endpoint_t *ep);
+    void (*ep_free)(am_interface_t *ifc, am_endpoint_t *ep);
+    /* The peer's printable address -> ep->tp; AM_ERR_BADADDR if it is not
+     * one of this transport's. */
+    int (*peer)(am_interface_t *ifc, am_endpoint_t *ep, const char *name);
+    /* The peer's host, printable (after peer). */
+    void (*host)(const am_endpoint_t *ep, char *buf, size_t size);
     int (*connect)(am_interface_t *ifc, am_endpoint_t *ep);
     int (*accept)(am_interface_t *ifc, am_endpoint_t *ep);
     /* One whole AM (header + payload), fully sent or an error. */
@@ -160,16 +162,14 @@ struct am_transport_ops {
     /* Receive and dispatch what is there (calls amx_input). >= 0 handled. */
     int (*recv)(am_interface_t *ifc);
     int (*event_fd)(const am_interface_t *ifc);
+    /* The endpoint died: drop its connection (ep_free comes later). */
     void (*close_ep)(am_interface_t *ifc, am_endpoint_t *ep);
-    void (*shutdown)(am_interface_t *ifc);
+    /* Optional, for transports that call placers: am_placement_discard. */
+    void (*placement_discard)(am_endpoint_t *ep);
 };
 
-const struct am_transport_ops *amx_transport(const char *name);
-extern const struct am_transport_ops amx_tcp_ops, amx_udp_ops;
-
-/* tr_stub.c: shared "not supported" ops */
-int amx_stub_connect(am_interface_t *ifc, am_endpoint_t *ep);
-int amx_stub_accept(am_interface_t *ifc, am_endpoint_t *ep);
+/* Generated from LIBAM_TRANSPORTS (libam/local.mk): NULL-terminated. */
+extern const struct am_transport_ops *const amx_transport_table[];
 
 /* am_proto.c: a whole AM arrived from ep (header parsed, payload at p). */
 int amx_input(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, char *p);
@@ -184,14 +184,5 @@ void amx_pack_hdr(char *buf, const struct amx_hdr *h);
 void amx_declare_dead(am_interface_t *ifc, am_endpoint_t *ep);
 void amx_pay_owed(am_interface_t *ifc, am_endpoint_t *ep);
 uint64_t amx_now_us(void);
-
-/* am_net.c: helpers shared by the socket transports. */
-int amx_self_ip(const char *bind_host, struct in_addr *out);
-int amx_addr_parse(const char *prefix, const char *text, struct sockaddr_in *sa);
-int amx_addr_format(const char *prefix, const struct sockaddr_in *sa, char *text, size_t size);
-/* shared: SO_REUSEPORT, so per-peer sockets can take the same port (udp) */
-int amx_bound_socket(am_interface_t *ifc, int type, const char *prefix, int shared);
-/* A new epoll fd watching fd for input (event data NULL), or -1. */
-int amx_epoll_with(int fd);
 
 #endif /* LIBAM_AM_INT_H */

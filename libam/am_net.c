@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <unistd.h>
 #include <string.h>
-#include "am_int.h"
+#include "am_net.h"
 
 /* The address other hosts reach us at: bind_host if given, else the first
  * non-loopback IPv4 address, else loopback. */
@@ -54,6 +54,12 @@ int amx_addr_format(const char *prefix, const struct sockaddr_in *sa, char *text
     int n = snprintf(text, size, "%s:%08x:%04x", prefix, (unsigned)ntohl(sa->sin_addr.s_addr),
                      (unsigned)ntohs(sa->sin_port));
     return n > 0 && (size_t)n < size ? AM_OK : AM_ERR_INVAL;
+}
+
+void amx_addr_host(const struct sockaddr_in *sa, char *buf, size_t size)
+{
+    const unsigned char *ip = (const unsigned char *)&sa->sin_addr;
+    snprintf(buf, size, "%u.%u.%u.%u", ip[0], ip[1], ip[2], ip[3]);
 }
 
 /* Open a nonblocking socket of `type` bound to the interface's address

@@ -66,6 +66,19 @@ void amx_declare_dead(am_interface_t *ifc, am_endpoint_t *ep)
         ifc->dead_fn(ifc, ep->tid, ifc->dead_arg);
 }
 
+/* Every AM leaves through here: the loss knob (am_config.fault_drop_ppm,
+ * refused by am_init on reliable transports) drops some as the network
+ * would, before the transport sees them. */
+static int tr_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *iov, int n)
+{
+    if (ifc->cfg.fault_drop_ppm) {
+        ifc->drop_rnd = ifc->drop_rnd * 1103515245u + 12345u;
+        if ((ifc->drop_rnd >> 8) % 1000000u < ifc->cfg.fault_drop_ppm)
+            return AM_OK;
+    }
+    return ifc->tr->send(ifc, ep, iov, n);
+}
+
 /* Send header + payload iovecs as one AM. */
 static int send_am(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h,
                    const struct iovec *iov, int n, char **copy, size_t *copy_len,
@@ -88,7 +101,7 @@ static int send_am(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr 
     } else {
         memcpy(v + 1, iov, sizeof *iov * (size_t)n);
     }
-    int rc = ifc->tr->send(ifc, ep, v, nv);
+    int rc = tr_send(ifc, ep, v, nv);
     if (rc < 0)
         return rc;
     if (copy) {   /* unreliable: keep it for retransmission (after sending) */
@@ -300,57 +313,56 @@ static void deliver(am_interface_t *ifc, am_endpoint_t *ep, uint8_t inst, uint32
     }
 }
 
-static int on_request(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, char *p)
+/* Unreliable transports: a request seen before (seq below the next one
+ * expected) lost its reply on the way back; send that reply again. */
+static void on_duplicate(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h)
 {
-    if (h->inst >= ifc->cfg.depth)
-        return 0;
-    if (ifc->reliable) {
-        if (h->seq != ep->expect_seq)   /* a reliable stream never skips */
-            return 0;
-        deliver(ifc, ep, h->inst, h->seq, h->handler, p, h->len);
-        return 1;
-    }
     struct amx_rslot *r = &ep->rslot[h->inst];
-    int32_t d = (int32_t)(h->seq - ep->expect_seq);
-    if (d < 0) {                         /* already handled: its reply was lost */
-        ep->st.duplicates++;
+    ep->st.duplicates++;
+    ifc->st.duplicates++;
+    if (r->replied && r->rep_seq == h->seq) {   /* the saved reply */
+        struct iovec v = { r->rep_pkt, r->rep_len };
+        tr_send(ifc, ep, &v, 1);
+    } else if (!(ep->owe && ep->owe_seq == h->seq)) {
+        /* its blank reply rode on a request that was lost */
+        am_token_t tok = { .ifc = ifc, .ep = ep, .is_request = 1, .inst = h->inst,
+                           .seq = h->seq };
+        am_reply(&tok, AMX_BLANK, NULL, 0);
+    } else {   /* still owed: pay it now */
+        amx_pay_owed(ifc, ep);
+    }
+}
+
+/* Unreliable transports: a request ahead of its turn (d places early)
+ * waits in its instance's rslot until its predecessors are delivered. */
+static void hold_early(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h,
+                       const char *p, int32_t d)
+{
+    struct amx_rslot *r = &ep->rslot[h->inst];
+    if (d >= (int32_t)ifc->cfg.depth || (r->held && r->held_seq == h->seq)) {
+        ep->st.duplicates++;   /* beyond the window, or held already */
         ifc->st.duplicates++;
-        if (r->replied && r->rep_seq == h->seq) {
-            struct iovec v = { r->rep_pkt, r->rep_len };
-            ifc->tr->send(ifc, ep, &v, 1);
-        } else if (!(ep->owe && ep->owe_seq == h->seq)) {
-            /* its blank reply rode on a request that was lost */
-            am_token_t tok = { .ifc = ifc, .ep = ep, .is_request = 1, .inst = h->inst,
-                               .seq = h->seq };
-            am_reply(&tok, AMX_BLANK, NULL, 0);
-        } else {
-            amx_pay_owed(ifc, ep);
-        }
-        return 0;
+        return;
     }
-    if (d > 0) {                         /* early: hold it until its turn */
-        if (d >= (int32_t)ifc->cfg.depth || (r->held && r->held_seq == h->seq)) {
-            ep->st.duplicates++;
-            ifc->st.duplicates++;
-            return 0;
-        }
-        char *c = realloc(r->held_pkt, AMX_HDR + h->len);
-        if (!c)
-            return 0;
-        amx_pack_hdr(c, h);
-        memcpy(c + AMX_HDR, p, h->len);
-        r->held_pkt = c;
-        r->held_len = AMX_HDR + h->len;
-        ep->nheld += !r->held;
-        r->held = 1;
-        r->held_seq = h->seq;
-        ep->st.reordered++;
-        ifc->st.reordered++;
-        return 0;
-    }
-    deliver(ifc, ep, h->inst, h->seq, h->handler, p, h->len);
-    int n = 1;
-    for (int found = ep->nheld > 0; found && !ep->dead;) {   /* release held successors */
+    char *c = realloc(r->held_pkt, AMX_HDR + h->len);
+    if (!c)
+        return;   /* dropped: the sender retransmits it */
+    amx_pack_hdr(c, h);
+    memcpy(c + AMX_HDR, p, h->len);
+    r->held_pkt = c;
+    r->held_len = AMX_HDR + h->len;
+    ep->nheld += !r->held;
+    r->held = 1;
+    r->held_seq = h->seq;
+    ep->st.reordered++;
+    ifc->st.reordered++;
+}
+
+/* Deliver the held requests that are now next in order; returns how many. */
+static int release_held(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    int n = 0;
+    for (int found = ep->nheld > 0; found && !ep->dead;) {
         found = 0;
         for (unsigned i = 0; i < ifc->cfg.depth; i++) {
             struct amx_rslot *q = &ep->rslot[i];
@@ -367,6 +379,31 @@ static int on_request(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_h
         }
     }
     return n;
+}
+
+/* A request: deliver it in order (a reliable stream is in order already),
+ * else it is a duplicate or early.  Returns the requests delivered. */
+static int on_request(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, char *p)
+{
+    if (h->inst >= ifc->cfg.depth)
+        return 0;
+    if (ifc->reliable) {
+        if (h->seq != ep->expect_seq)   /* a reliable stream never skips */
+            return 0;
+        deliver(ifc, ep, h->inst, h->seq, h->handler, p, h->len);
+        return 1;
+    }
+    int32_t d = (int32_t)(h->seq - ep->expect_seq);
+    if (d < 0) {
+        on_duplicate(ifc, ep, h);
+        return 0;
+    }
+    if (d > 0) {
+        hold_early(ifc, ep, h, p, d);
+        return 0;
+    }
+    deliver(ifc, ep, h->inst, h->seq, h->handler, p, h->len);
+    return 1 + release_held(ifc, ep);
 }
 
 static int on_reply(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, char *p)
@@ -447,7 +484,7 @@ static void retransmit(am_interface_t *ifc)
             s->timeout_us *= 2;
             s->deadline_us = now + s->timeout_us;
             struct iovec v = { s->copy, s->copy_len };
-            ifc->tr->send(ifc, ep, &v, 1);
+            tr_send(ifc, ep, &v, 1);
             ep->st.retransmits++;
             ifc->st.retransmits++;
         }

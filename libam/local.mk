@@ -1,7 +1,35 @@
 # libam: standalone Active Messages library (no PVM knowledge).
+#
+# Transports: one file each, libam/tr_NAME.c defining
+# `const struct am_transport_ops amx_tr_NAME` (libam/am_int.h).  To add one,
+# write the file and add its line here; the table libam iterates
+# (amx_transport_table, hence am_transports() and am_init) is generated
+# from this list, and it references every transport, so a static libam.a
+# keeps them all too.
+LIBAM_TRANSPORTS =
+LIBAM_TRANSPORTS += libam/tr_tcp.c
+LIBAM_TRANSPORTS += libam/tr_udp.c
+
 lib_LTLIBRARIES += libam.la
 include_HEADERS += libam/am.h
 libam_la_SOURCES = libam/am.h libam/am_int.h libam/am_base.c libam/am_proto.c \
-	libam/am_net.c libam/tr_stub.c libam/tr_tcp.c libam/tr_udp.c
-libam_la_LDFLAGS = -version-info 0:0:0
+	libam/am_net.h libam/am_net.c $(LIBAM_TRANSPORTS)
+nodist_libam_la_SOURCES = libam/tr_table.c
+# libam.so exports the API of libam/am.h (am_*) and nothing else.
+libam_la_LDFLAGS = -version-info 0:0:0 -Wl,--version-script=$(srcdir)/libam/libam.map
+EXTRA_libam_la_DEPENDENCIES = libam/libam.map
+EXTRA_DIST += libam/libam.map
 pkgconfig_DATA += libam/libam.pc
+CLEANFILES += libam/tr_table.c
+
+libam/tr_table.c: Makefile
+	$(AM_V_GEN)$(MKDIR_P) libam && { \
+	  echo '/* Generated from LIBAM_TRANSPORTS in libam/local.mk: do not edit. */'; \
+	  echo '#include "am_int.h"'; \
+	  for f in $(LIBAM_TRANSPORTS); do n=$${f##*/tr_}; \
+	    echo "extern const struct am_transport_ops amx_tr_$${n%.c};"; done; \
+	  echo 'const struct am_transport_ops *const amx_transport_table[] = {'; \
+	  for f in $(LIBAM_TRANSPORTS); do n=$${f##*/tr_}; echo "    &amx_tr_$${n%.c},"; done; \
+	  echo '    NULL'; \
+	  echo '};'; \
+	} > $@-t && mv $@-t $@

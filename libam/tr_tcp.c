@@ -17,7 +17,7 @@
 #include <arpa/inet.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
-#include "am_int.h"
+#include "am_net.h"
 
 /* Connections accepted before their endpoint is (the peer's CONN is still
  * on its way through the pvmd) wait here under the name their HELLO gave,
@@ -35,6 +35,23 @@ struct tcp {
     struct parked *park;
     int npark, park_cap;
     unsigned polls;
+};
+
+/* Per endpoint (ep->tp): the connection and its receive and send state. */
+struct tcp_ep {
+    int fd;
+    struct sockaddr_in sa;         /* the peer's listening address */
+    char *rx;                      /* buffer for the AM being read */
+    size_t rx_cap, rx_got;
+    int writing;                   /* in the middle of a write */
+    /* a request whose payload is being read into a placer's buffer */
+    size_t land_left, land_total;  /* bytes still to read, all placed bytes */
+    char *land_dst;                /* where the next ones go */
+    int land_discard;              /* the place went away: read into rx, drop */
+    struct amx_hdr land_h;         /* its header, len = the head only */
+    char land_head[AM_PLACE_HEAD_MAX];
+    char *outq;                    /* replies queued during a write */
+    size_t outq_len, outq_cap;
 };
 
 static void nodelay_nonblock(int fd)
@@ -66,8 +83,27 @@ fail:
     return rc;
 }
 
-static int tcp_pkaddr(const char *text, struct sockaddr_in *sa) { return amx_addr_parse("tcp", text, sa); }
-static int tcp_upkaddr(const struct sockaddr_in *sa, char *t, size_t n) { return amx_addr_format("tcp", sa, t, n); }
+static int tcp_ep_new(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    struct tcp_ep *te = calloc(1, sizeof *te);
+    if (!te)
+        return AM_ERR_NOMEM;
+    te->fd = -1;
+    ep->tp = te;
+    return AM_OK;
+}
+
+static int tcp_peer(am_interface_t *ifc, am_endpoint_t *ep, const char *name)
+{
+    struct tcp_ep *te = ep->tp;
+    return amx_addr_parse("tcp", name, &te->sa);
+}
+
+static void tcp_host(const am_endpoint_t *ep, char *buf, size_t size)
+{
+    const struct tcp_ep *te = ep->tp;
+    amx_addr_host(&te->sa, buf, size);
+}
 
 /* Read exactly n bytes from a blocking-ish fd before the deadline. */
 static int read_full(int fd, char *buf, size_t n, uint64_t deadline)
@@ -93,11 +129,12 @@ static int read_full(int fd, char *buf, size_t n, uint64_t deadline)
 static int attach(am_interface_t *ifc, am_endpoint_t *ep, int fd)
 {
     struct tcp *t = ifc->trd;
-    ep->rx_cap = ifc->cfg.max_payload + AMX_HDR;
-    if (!(ep->rx = malloc(ep->rx_cap)))
+    struct tcp_ep *te = ep->tp;
+    te->rx_cap = ifc->cfg.max_payload + AMX_HDR;
+    if (!(te->rx = malloc(te->rx_cap)))
         return AM_ERR_NOMEM;
-    ep->rx_got = 0;
-    ep->fd = fd;
+    te->rx_got = 0;
+    te->fd = fd;
     struct epoll_event ev = { .events = EPOLLIN, .data.ptr = ep };
     if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
         return AM_ERR_SYS;
@@ -106,11 +143,12 @@ static int attach(am_interface_t *ifc, am_endpoint_t *ep, int fd)
 
 static int tcp_connect(am_interface_t *ifc, am_endpoint_t *ep)
 {
+    struct tcp_ep *te = ep->tp;
     int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return AM_ERR_SYS;
     uint64_t deadline = amx_now_us() + (uint64_t)ifc->cfg.connect_timeout_ms * 1000u;
-    if (connect(fd, (struct sockaddr *)&ep->sa, sizeof ep->sa) < 0) {
+    if (connect(fd, (struct sockaddr *)&te->sa, sizeof te->sa) < 0) {
         if (errno != EINPROGRESS)
             goto fail;
         struct pollfd p = { .fd = fd, .events = POLLOUT };
@@ -144,7 +182,7 @@ static int tcp_connect(am_interface_t *ifc, am_endpoint_t *ep)
     return AM_OK;
 fail:
     close(fd);
-    ep->fd = -1;
+    te->fd = -1;
     return AM_ERR_DEAD;
 }
 
@@ -233,15 +271,16 @@ static int tcp_accept(am_interface_t *ifc, am_endpoint_t *ep)
  * socket is drained), -1 if the stream broke. */
 static int land_more(am_interface_t *ifc, am_endpoint_t *ep)
 {
-    while (ep->land_left) {
+    struct tcp_ep *te = ep->tp;
+    while (te->land_left) {
         /* rx is free while landing: it takes what a discarded place would */
-        size_t want = ep->land_discard && ep->land_left > ep->rx_cap ? ep->rx_cap : ep->land_left;
-        ssize_t r = recv(ep->fd, ep->land_discard ? ep->rx : ep->land_dst, want, MSG_DONTWAIT);
+        size_t want = te->land_discard && te->land_left > te->rx_cap ? te->rx_cap : te->land_left;
+        ssize_t r = recv(te->fd, te->land_discard ? te->rx : te->land_dst, want, MSG_DONTWAIT);
         if (r > 0) {
             ifc->rx_read += (uint64_t)r;
-            if (!ep->land_discard)
-                ep->land_dst += r;
-            ep->land_left -= (size_t)r;
+            if (!te->land_discard)
+                te->land_dst += r;
+            te->land_left -= (size_t)r;
         } else if (r < 0 && errno == EINTR) {
             continue;
         } else if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -250,9 +289,9 @@ static int land_more(am_interface_t *ifc, am_endpoint_t *ep)
             return -1;
         }
     }
-    ep->land_dst = NULL;
-    ep->land_discard = 0;
-    return amx_input_placed(ifc, ep, &ep->land_h, ep->land_head, ep->land_total);
+    te->land_dst = NULL;
+    te->land_discard = 0;
+    return amx_input_placed(ifc, ep, &te->land_h, te->land_head, te->land_total);
 }
 
 /* The AM at p (header h, `have` payload bytes here, more to come) may go
@@ -261,6 +300,7 @@ static int land_more(am_interface_t *ifc, am_endpoint_t *ep)
 static int try_place(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h,
                      const char *p, size_t have)
 {
+    struct tcp_ep *te = ep->tp;
     size_t hl;
     am_place_fn place = amx_placer(h->handler, &hl);
     if (!place || h->len < hl + AM_PLACE_MIN || have < hl || !amx_deliverable(ifc, ep, h))
@@ -272,12 +312,12 @@ static int try_place(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hd
         return 0;
     size_t body = h->len - hl;
     memcpy(dst, p + hl, have - hl);
-    ep->land_h = *h;
-    ep->land_h.len = (uint32_t)hl;
-    memcpy(ep->land_head, p, hl);
-    ep->land_total = body;
-    ep->land_dst = dst + (have - hl);
-    ep->land_left = body - (have - hl);
+    te->land_h = *h;
+    te->land_h.len = (uint32_t)hl;
+    memcpy(te->land_head, p, hl);
+    te->land_total = body;
+    te->land_dst = dst + (have - hl);
+    te->land_left = body - (have - hl);
     return 1;
 }
 
@@ -286,21 +326,22 @@ static int try_place(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hd
  * The buffer holds one largest AM, so a partial one always fits. */
 static int read_ep(am_interface_t *ifc, am_endpoint_t *ep)
 {
+    struct tcp_ep *te = ep->tp;
     int handled = 0;
-    while (ep->fd >= 0 && !ep->dead) {
-        if (ep->land_dst) {
+    while (te->fd >= 0 && !ep->dead) {
+        if (te->land_dst) {
             int n = land_more(ifc, ep);
             if (n < 0)
                 goto broken;
             handled += n;
-            if (ep->land_dst || ep->fd < 0 || ep->dead)
+            if (te->land_dst || te->fd < 0 || ep->dead)
                 return handled;
         }
-        size_t room = ep->rx_cap - ep->rx_got;
+        size_t room = te->rx_cap - te->rx_got;
         if (room > RX_CHUNK)
             room = RX_CHUNK;
         /* recv, not read: the socket call skips the file layer's checks */
-        ssize_t r = recv(ep->fd, ep->rx + ep->rx_got, room, MSG_DONTWAIT);
+        ssize_t r = recv(te->fd, te->rx + te->rx_got, room, MSG_DONTWAIT);
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return handled;
         if (r < 0 && errno == EINTR)
@@ -308,30 +349,30 @@ static int read_ep(am_interface_t *ifc, am_endpoint_t *ep)
         if (r <= 0)
             goto broken;
         ifc->rx_read += (uint64_t)r;
-        ep->rx_got += (size_t)r;
+        te->rx_got += (size_t)r;
         size_t off = 0;
-        while (ep->rx_got - off >= AMX_HDR && !ep->dead) {
+        while (te->rx_got - off >= AMX_HDR && !ep->dead) {
             struct amx_hdr h;
-            if (amx_parse(ep->rx + off, AMX_HDR, &h) < 0 || h.len > ifc->cfg.max_payload ||
+            if (amx_parse(te->rx + off, AMX_HDR, &h) < 0 || h.len > ifc->cfg.max_payload ||
                 h.type == AMX_HELLO) {
                 ep->st.drops++;   /* a garbled stream cannot be resynchronised */
                 ifc->st.drops++;
                 goto broken;
             }
-            size_t have = ep->rx_got - off - AMX_HDR;
+            size_t have = te->rx_got - off - AMX_HDR;
             if (have < h.len) {
-                if (try_place(ifc, ep, &h, ep->rx + off + AMX_HDR, have))
-                    off = ep->rx_got;
+                if (try_place(ifc, ep, &h, te->rx + off + AMX_HDR, have))
+                    off = te->rx_got;
                 break;
             }
-            handled += amx_input(ifc, ep, &h, ep->rx + off + AMX_HDR);
+            handled += amx_input(ifc, ep, &h, te->rx + off + AMX_HDR);
             off += AMX_HDR + h.len;
         }
         if (off) {
-            memmove(ep->rx, ep->rx + off, ep->rx_got - off);
-            ep->rx_got -= off;
+            memmove(te->rx, te->rx + off, te->rx_got - off);
+            te->rx_got -= off;
         }
-        if ((size_t)r < room && !ep->land_dst)   /* drained: skip the read that says EAGAIN */
+        if ((size_t)r < room && !te->land_dst)   /* drained: skip the read that says EAGAIN */
             return handled;
     }
     return handled;
@@ -340,22 +381,22 @@ broken:
     return handled;
 }
 
-static int queue_out(am_endpoint_t *ep, const struct iovec *iov, int n)
+static int queue_out(struct tcp_ep *te, const struct iovec *iov, int n)
 {
     size_t len = 0;
     for (int i = 0; i < n; i++)
         len += iov[i].iov_len;
-    if (ep->outq_len + len > ep->outq_cap) {
-        size_t cap = (ep->outq_len + len) * 2;
-        char *q = realloc(ep->outq, cap);
+    if (te->outq_len + len > te->outq_cap) {
+        size_t cap = (te->outq_len + len) * 2;
+        char *q = realloc(te->outq, cap);
         if (!q)
             return AM_ERR_NOMEM;
-        ep->outq = q;
-        ep->outq_cap = cap;
+        te->outq = q;
+        te->outq_cap = cap;
     }
     for (int i = 0; i < n; i++) {
-        memcpy(ep->outq + ep->outq_len, iov[i].iov_base, iov[i].iov_len);
-        ep->outq_len += iov[i].iov_len;
+        memcpy(te->outq + te->outq_len, iov[i].iov_base, iov[i].iov_len);
+        te->outq_len += iov[i].iov_len;
     }
     return AM_OK;
 }
@@ -365,12 +406,13 @@ static int queue_out(am_endpoint_t *ep, const struct iovec *iov, int n)
 #define WRITE_SPIN_US 200
 static int write_all(am_interface_t *ifc, am_endpoint_t *ep, struct iovec *iov, int n)
 {
+    struct tcp_ep *te = ep->tp;
     uint64_t spin_end = 0;
     while (n > 0) {
         struct msghdr mh = { .msg_iov = iov, .msg_iovlen = (size_t)n };
         /* one buffer (small AMs arrive packed): send skips the iovec import */
-        ssize_t w = n == 1 ? send(ep->fd, iov->iov_base, iov->iov_len, MSG_NOSIGNAL)
-                           : sendmsg(ep->fd, &mh, MSG_NOSIGNAL);
+        ssize_t w = n == 1 ? send(te->fd, iov->iov_base, iov->iov_len, MSG_NOSIGNAL)
+                           : sendmsg(te->fd, &mh, MSG_NOSIGNAL);
         if (w < 0) {
             if (errno == EINTR)
                 continue;
@@ -383,11 +425,11 @@ static int write_all(am_interface_t *ifc, am_endpoint_t *ep, struct iovec *iov, 
             if (!spin_end)
                 spin_end = now + WRITE_SPIN_US;
             int wait_ms = now < spin_end ? 0 : 100;
-            struct pollfd p = { .fd = ep->fd, .events = POLLOUT | POLLIN };
+            struct pollfd p = { .fd = te->fd, .events = POLLOUT | POLLIN };
             poll(&p, 1, wait_ms);
             if (p.revents & POLLIN)
                 read_ep(ifc, ep);
-            if (ep->dead || ep->fd < 0)
+            if (ep->dead || te->fd < 0)
                 return AM_ERR_DEAD;
             continue;
         }
@@ -407,24 +449,25 @@ static int write_all(am_interface_t *ifc, am_endpoint_t *ep, struct iovec *iov, 
 
 static int tcp_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *iov, int n)
 {
-    if (ep->fd < 0 || ep->dead)
+    struct tcp_ep *te = ep->tp;
+    if (te->fd < 0 || ep->dead)
         return AM_ERR_DEAD;
-    if (ep->writing)   /* a reply made by a handler while we were writing */
-        return queue_out(ep, iov, n);
+    if (te->writing)   /* a reply made by a handler while we were writing */
+        return queue_out(te, iov, n);
     struct iovec v[65];
     memcpy(v, iov, sizeof *iov * (size_t)n);
-    ep->writing = 1;
+    te->writing = 1;
     int rc = write_all(ifc, ep, v, n);
-    while (rc == AM_OK && ep->outq_len) {
-        char *q = ep->outq;
-        size_t len = ep->outq_len;
-        ep->outq = NULL;
-        ep->outq_len = ep->outq_cap = 0;
+    while (rc == AM_OK && te->outq_len) {
+        char *q = te->outq;
+        size_t len = te->outq_len;
+        te->outq = NULL;
+        te->outq_len = te->outq_cap = 0;
         struct iovec qv = { q, len };
         rc = write_all(ifc, ep, &qv, 1);
         free(q);
     }
-    ep->writing = 0;
+    te->writing = 0;
     return rc;
 }
 
@@ -439,7 +482,7 @@ static int tcp_recv(am_interface_t *ifc)
         int k = 0;
         am_endpoint_t *ep = ifc->eps;
         for (; ep && k < 4; ep = ep->next)
-            if (ep->fd >= 0 && !ep->dead) {
+            if (((struct tcp_ep *)ep->tp)->fd >= 0 && !ep->dead) {
                 handled += read_ep(ifc, ep);
                 k++;
             }
@@ -453,7 +496,7 @@ static int tcp_recv(am_interface_t *ifc)
         am_endpoint_t *ep = evs[i].data.ptr;
         if (!ep)
             accept_one(ifc);
-        else if (ep->fd >= 0)
+        else if (((struct tcp_ep *)ep->tp)->fd >= 0)
             handled += read_ep(ifc, ep);
     }
     return handled;
@@ -464,14 +507,32 @@ static int tcp_event_fd(const am_interface_t *ifc) { return ((struct tcp *)ifc->
 static void tcp_close_ep(am_interface_t *ifc, am_endpoint_t *ep)
 {
     struct tcp *t = ifc->trd;
-    ep->land_dst = NULL;   /* a placement under way is abandoned */
-    ep->land_discard = 0;
-    ep->land_left = 0;
-    if (ep->fd >= 0) {
-        epoll_ctl(t->epfd, EPOLL_CTL_DEL, ep->fd, NULL);
-        close(ep->fd);
-        ep->fd = -1;
+    struct tcp_ep *te = ep->tp;
+    te->land_dst = NULL;   /* a placement under way is abandoned */
+    te->land_discard = 0;
+    te->land_left = 0;
+    if (te->fd >= 0) {
+        epoll_ctl(t->epfd, EPOLL_CTL_DEL, te->fd, NULL);
+        close(te->fd);
+        te->fd = -1;
     }
+}
+
+static void tcp_ep_free(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    struct tcp_ep *te = ep->tp;
+    tcp_close_ep(ifc, ep);
+    free(te->rx);
+    free(te->outq);
+    free(te);
+    ep->tp = NULL;
+}
+
+static void tcp_placement_discard(am_endpoint_t *ep)
+{
+    struct tcp_ep *te = ep->tp;
+    if (te->land_dst)
+        te->land_discard = 1;
 }
 
 static void tcp_shutdown(am_interface_t *ifc)
@@ -485,19 +546,22 @@ static void tcp_shutdown(am_interface_t *ifc)
     free(t);
 }
 
-const struct am_transport_ops amx_tcp_ops = {
+const struct am_transport_ops amx_tr_tcp = {
     .name = "tcp",
     .reliable = 1,
     .default_payload = 1u << 20,
     .max_payload = 64u << 20,
     .init = tcp_init,
-    .pkaddr = tcp_pkaddr,
-    .upkaddr = tcp_upkaddr,
+    .shutdown = tcp_shutdown,
+    .ep_new = tcp_ep_new,
+    .ep_free = tcp_ep_free,
+    .peer = tcp_peer,
+    .host = tcp_host,
     .connect = tcp_connect,
     .accept = tcp_accept,
     .send = tcp_send,
     .recv = tcp_recv,
     .event_fd = tcp_event_fd,
     .close_ep = tcp_close_ep,
-    .shutdown = tcp_shutdown,
+    .placement_discard = tcp_placement_discard,
 };

@@ -23,17 +23,26 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/epoll.h>
-#include "am_int.h"
+#include "am_net.h"
 
 struct udp {
     int fd, epfd;
     struct sockaddr_in local;   /* what fd is bound to */
     unsigned polls;
-    unsigned rnd;               /* fault-injection generator */
     int armed;                  /* endpoint sockets are in the epoll set */
     unsigned armed_at;          /* polls when am_event_fd last asked */
     int neps;                   /* endpoints with their own socket */
+    char *rxbuf;                /* one datagram: header + largest payload */
+    size_t rxbuf_cap;
 };
+
+/* Per endpoint (ep->tp). */
+struct udp_ep {
+    int fd;                     /* own socket connected to the peer, or -1 */
+    struct sockaddr_in sa;      /* the peer's address */
+};
+
+static int ep_fd(const am_endpoint_t *ep) { return ((const struct udp_ep *)ep->tp)->fd; }
 
 #define DIRECT_MAX 4        /* endpoints read one by one per poll */
 #define ARM_POLLS 256       /* polls without a call for the event fd: disarm */
@@ -41,7 +50,7 @@ struct udp {
 static void ep_watch(struct udp *u, am_endpoint_t *ep, int on)
 {
     struct epoll_event ev = { .events = EPOLLIN, .data.ptr = ep };
-    epoll_ctl(u->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, ep->fd, &ev);
+    epoll_ctl(u->epfd, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, ep_fd(ep), &ev);
 }
 
 static void arm(am_interface_t *ifc, struct udp *u, int on)
@@ -50,7 +59,7 @@ static void arm(am_interface_t *ifc, struct udp *u, int on)
         return;
     u->armed = on;
     for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next)
-        if (ep->fd >= 0)
+        if (ep_fd(ep) >= 0)
             ep_watch(u, ep, on);
 }
 
@@ -68,9 +77,13 @@ static int udp_init(am_interface_t *ifc)
     struct udp *u = calloc(1, sizeof *u);
     if (!u)
         return AM_ERR_NOMEM;
-    int rc = u->fd = amx_bound_socket(ifc, SOCK_DGRAM, "udp", 1);
-    if (rc < 0)
+    int rc = AM_ERR_NOMEM;
+    u->rxbuf_cap = ifc->cfg.max_payload + AMX_HDR;
+    if (!(u->rxbuf = malloc(u->rxbuf_cap)))
         goto fail_free;
+    rc = u->fd = amx_bound_socket(ifc, SOCK_DGRAM, "udp", 1);
+    if (rc < 0)
+        goto fail_buf;
     socklen_t sl = sizeof u->local;
     rc = AM_ERR_SYS;
     if (getsockname(u->fd, (struct sockaddr *)&u->local, &sl) < 0)
@@ -78,38 +91,59 @@ static int udp_init(am_interface_t *ifc)
     if ((u->epfd = amx_epoll_with(u->fd)) < 0)
         goto fail_close;
     set_bufs(u->fd);
-    u->rnd = (unsigned)getpid() * 2654435761u;
     ifc->trd = u;
     return AM_OK;
 fail_close:
     close(u->fd);
+fail_buf:
+    free(u->rxbuf);
 fail_free:
     free(u);
     return rc;
 }
 
-static int udp_pkaddr(const char *text, struct sockaddr_in *sa) { return amx_addr_parse("udp", text, sa); }
-static int udp_upkaddr(const struct sockaddr_in *sa, char *t, size_t n) { return amx_addr_format("udp", sa, t, n); }
+static int udp_ep_new(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    struct udp_ep *ue = calloc(1, sizeof *ue);
+    if (!ue)
+        return AM_ERR_NOMEM;
+    ue->fd = -1;
+    ep->tp = ue;
+    return AM_OK;
+}
+
+static int udp_peer(am_interface_t *ifc, am_endpoint_t *ep, const char *name)
+{
+    struct udp_ep *ue = ep->tp;
+    return amx_addr_parse("udp", name, &ue->sa);
+}
+
+static void udp_host(const am_endpoint_t *ep, char *buf, size_t size)
+{
+    const struct udp_ep *ue = ep->tp;
+    amx_addr_host(&ue->sa, buf, size);
+}
 
 /* Give ep its own socket connected to the peer (see the top).  Never
  * fails: without one, ep uses the interface's socket. */
 static int udp_connect(am_interface_t *ifc, am_endpoint_t *ep)
 {
     struct udp *u = ifc->trd;
+    struct udp_ep *ue = ep->tp;
     int one = 1;
-    if (ep->fd >= 0)
+    if (ue->fd >= 0)
         return AM_OK;
     int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return AM_OK;
     if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) < 0 ||
         bind(fd, (struct sockaddr *)&u->local, sizeof u->local) < 0 ||
-        connect(fd, (struct sockaddr *)&ep->sa, sizeof ep->sa) < 0) {
+        connect(fd, (struct sockaddr *)&ue->sa, sizeof ue->sa) < 0) {
         close(fd);
         return AM_OK;
     }
     set_bufs(fd);
-    ep->fd = fd;
+    ue->fd = fd;
     u->neps++;
     if (u->armed)
         ep_watch(u, ep, 1);
@@ -119,14 +153,10 @@ static int udp_connect(am_interface_t *ifc, am_endpoint_t *ep)
 static int udp_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *iov, int n)
 {
     struct udp *u = ifc->trd;
-    if (ifc->cfg.fault_drop_ppm) {   /* test knob: lose this datagram */
-        u->rnd = u->rnd * 1103515245u + 12345u;
-        if ((u->rnd >> 8) % 1000000u < ifc->cfg.fault_drop_ppm)
-            return AM_OK;
-    }
-    int own = ep->fd >= 0, fd = own ? ep->fd : u->fd;
-    struct msghdr mh = { .msg_name = own ? NULL : &ep->sa,
-                         .msg_namelen = own ? 0 : sizeof ep->sa,
+    struct udp_ep *ue = ep->tp;
+    int own = ue->fd >= 0, fd = own ? ue->fd : u->fd;
+    struct msghdr mh = { .msg_name = own ? NULL : &ue->sa,
+                         .msg_namelen = own ? 0 : sizeof ue->sa,
                          .msg_iov = (struct iovec *)iov, .msg_iovlen = (size_t)n };
     for (int tries = 0; tries < 100; tries++) {
         ssize_t w = n == 1 ? sendto(fd, iov->iov_base, iov->iov_len, MSG_NOSIGNAL,
@@ -150,10 +180,12 @@ static int udp_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
 
 static am_endpoint_t *by_addr(am_interface_t *ifc, const struct sockaddr_in *from)
 {
-    for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next)
-        if (ep->connected && ep->sa.sin_port == from->sin_port &&
-            ep->sa.sin_addr.s_addr == from->sin_addr.s_addr)
+    for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next) {
+        const struct udp_ep *ue = ep->tp;
+        if (ep->connected && ue->sa.sin_port == from->sin_port &&
+            ue->sa.sin_addr.s_addr == from->sin_addr.s_addr)
             return ep;
+    }
     return NULL;
 }
 
@@ -163,10 +195,11 @@ static am_endpoint_t *by_addr(am_interface_t *ifc, const struct sockaddr_in *fro
  * the latency path. */
 static int read_sock(am_interface_t *ifc, int fd, am_endpoint_t *ep)
 {
+    struct udp *u = ifc->trd;
     for (int i = 0; i < 64; i++) {   /* bounded, so callers stay responsive */
         struct sockaddr_in from;
         socklen_t fl = sizeof from;
-        ssize_t r = recvfrom(fd, ifc->rxbuf, ifc->rxbuf_cap, MSG_DONTWAIT | MSG_TRUNC,
+        ssize_t r = recvfrom(fd, u->rxbuf, u->rxbuf_cap, MSG_DONTWAIT | MSG_TRUNC,
                              ep ? NULL : (struct sockaddr *)&from, ep ? NULL : &fl);
         if (r < 0) {
             if (errno == ECONNREFUSED && ep) {   /* the peer's port is closed (see udp_send) */
@@ -180,13 +213,13 @@ static int read_sock(am_interface_t *ifc, int fd, am_endpoint_t *ep)
         ifc->rx_read += (uint64_t)r;
         struct amx_hdr h;
         am_endpoint_t *src = ep;
-        if ((size_t)r > ifc->rxbuf_cap || amx_parse(ifc->rxbuf, (size_t)r, &h) < 0 ||
+        if ((size_t)r > u->rxbuf_cap || amx_parse(u->rxbuf, (size_t)r, &h) < 0 ||
             h.len != (size_t)r - AMX_HDR || h.type == AMX_HELLO ||
             (!src && !(src = by_addr(ifc, &from)))) {
             ifc->st.drops++;   /* garbage, truncated, or a stranger */
             continue;
         }
-        int n = amx_input(ifc, src, &h, ifc->rxbuf + AMX_HDR);
+        int n = amx_input(ifc, src, &h, u->rxbuf + AMX_HDR);
         if (n)
             return n;
     }
@@ -206,8 +239,8 @@ static int udp_recv(am_interface_t *ifc)
         int k = 0;
         am_endpoint_t *ep = ifc->eps;
         for (; ep && k < DIRECT_MAX; ep = ep->next)
-            if (ep->fd >= 0) {
-                handled += read_sock(ifc, ep->fd, ep);
+            if (ep_fd(ep) >= 0) {
+                handled += read_sock(ifc, ep_fd(ep), ep);
                 k++;
             }
         if (handled || (!ep && k))
@@ -219,7 +252,7 @@ static int udp_recv(am_interface_t *ifc)
     int n = epoll_wait(u->epfd, evs, 32, 0);
     for (int i = 0; i < n; i++) {
         am_endpoint_t *ep = evs[i].data.ptr;
-        handled += read_sock(ifc, ep ? ep->fd : u->fd, ep);
+        handled += read_sock(ifc, ep ? ep_fd(ep) : u->fd, ep);
     }
     return handled;
 }
@@ -236,13 +269,21 @@ static int udp_event_fd(const am_interface_t *ifc)
 static void udp_close_ep(am_interface_t *ifc, am_endpoint_t *ep)
 {
     struct udp *u = ifc->trd;
-    if (ep->fd >= 0) {
+    struct udp_ep *ue = ep->tp;
+    if (ue->fd >= 0) {
         if (u->armed)
             ep_watch(u, ep, 0);
-        close(ep->fd);
-        ep->fd = -1;
+        close(ue->fd);
+        ue->fd = -1;
         u->neps--;
     }
+}
+
+static void udp_ep_free(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    udp_close_ep(ifc, ep);
+    free(ep->tp);
+    ep->tp = NULL;
 }
 
 static void udp_shutdown(am_interface_t *ifc)
@@ -250,22 +291,26 @@ static void udp_shutdown(am_interface_t *ifc)
     struct udp *u = ifc->trd;
     close(u->epfd);
     close(u->fd);
+    free(u->rxbuf);
     free(u);
 }
 
-const struct am_transport_ops amx_udp_ops = {
+/* No placement: a datagram arrives whole, so placers are never asked. */
+const struct am_transport_ops amx_tr_udp = {
     .name = "udp",
     .reliable = 0,
     .default_payload = 8192,
     .max_payload = 65507 - AMX_HDR,
     .init = udp_init,
-    .pkaddr = udp_pkaddr,
-    .upkaddr = udp_upkaddr,
+    .shutdown = udp_shutdown,
+    .ep_new = udp_ep_new,
+    .ep_free = udp_ep_free,
+    .peer = udp_peer,
+    .host = udp_host,
     .connect = udp_connect,
     .accept = udp_connect,
     .send = udp_send,
     .recv = udp_recv,
     .event_fd = udp_event_fd,
     .close_ep = udp_close_ep,
-    .shutdown = udp_shutdown,
 };

@@ -210,9 +210,7 @@ static void r_connect(void *ctx)
     am_config_default(&c);
     c.depth = pvmam.cfg.depth;
     c.timeout_max_us = pvmam.cfg.timeout_ms * 1000u;
-    int rc = am_global_init();
-    if (rc >= 0)
-        rc = am_init(pvmam.cfg.transport, &c, &pvmam.ifc);
+    int rc = am_init(pvmam.cfg.transport, &c, &pvmam.ifc);
     if (rc >= 0)
         rc = pvmam.h_frag = pvmam_frag_bind();
     if (rc < 0) {

@@ -24,6 +24,28 @@ static int parse_uint(const char *name, unsigned lo, unsigned hi, unsigned *out)
     return 0;
 }
 
+/* A transport libam has (am_transports()), or "off". */
+static int known_transport(const char *t)
+{
+    for (const char *const *n = am_transports(); *n; n++)
+        if (!strcmp(t, *n))
+            return 1;
+    return !strcmp(t, "off");
+}
+
+/* "tcp, udp or off": the valid values, for the error line. */
+static void transport_choices(char *buf, size_t size)
+{
+    size_t l = 0;
+    for (const char *const *n = am_transports(); *n; n++) {
+        int k = snprintf(buf + l, size - l, "%s%s", l ? ", " : "", *n);
+        if (k < 0 || (size_t)k >= size - l)
+            break;
+        l += (size_t)k;
+    }
+    snprintf(buf + l, size - l, " or off");
+}
+
 int pvmam_read_config(struct pvmam_config *cfg)
 {
     strcpy(cfg->transport, "tcp");
@@ -33,11 +55,13 @@ int pvmam_read_config(struct pvmam_config *cfg)
     int bad = 0;
     const char *t = getenv("PVMAM_TRANSPORT");
     if (t) {
-        if (!strcmp(t, "tcp") || !strcmp(t, "udp") || !strcmp(t, "off")) {
+        if (known_transport(t) && strlen(t) < sizeof cfg->transport) {
             strcpy(cfg->transport, t);
         } else {
-            fprintf(stderr, "libpvm3am: PVMAM_TRANSPORT=\"%s\" is not valid (tcp, udp or off); "
-                    "running without AM\n", t);
+            char choices[128];
+            transport_choices(choices, sizeof choices);
+            fprintf(stderr, "libpvm3am: PVMAM_TRANSPORT=\"%s\" is not valid (%s); "
+                    "running without AM\n", t, choices);
             bad = 1;
         }
     }

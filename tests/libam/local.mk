@@ -14,3 +14,7 @@ tests_libam_amloss_LDADD = libam.la
 tests_libam_amloss_LDFLAGS = -no-install
 TESTS += tests/libam/loss-udp.sh
 EXTRA_DIST += tests/libam/loss-udp.sh
+
+# Exported symbols of libam.so, names in libam.a, transports kept by a static link.
+TESTS += tests/libam/symbols.sh
+EXTRA_DIST += tests/libam/symbols.sh
