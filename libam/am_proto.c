@@ -314,12 +314,18 @@ static void deliver(am_interface_t *ifc, am_endpoint_t *ep, uint8_t inst, uint32
 }
 
 /* Unreliable transports: a request seen before (seq below the next one
- * expected) lost its reply on the way back; send that reply again. */
+ * expected) lost its reply on the way back; send that reply again.  A
+ * stale copy (its instance has since carried a newer request, so the
+ * sender has its reply) gets nothing: a blank reply here would also take
+ * the newer request's saved reply, and a retransmission of that one would
+ * then be answered blank, its handler never run. */
 static void on_duplicate(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h)
 {
     struct amx_rslot *r = &ep->rslot[h->inst];
     ep->st.duplicates++;
     ifc->st.duplicates++;
+    if (r->replied && (int32_t)(r->rep_seq - h->seq) > 0)
+        return;
     if (r->replied && r->rep_seq == h->seq) {   /* the saved reply */
         struct iovec v = { r->rep_pkt, r->rep_len };
         tr_send(ifc, ep, &v, 1);
