@@ -1,8 +1,9 @@
 #!/bin/sh
 # Build the libFuzzer targets with clang (ASan + UBSan + libFuzzer) into DIR.
-# usage: build.sh SRCDIR DIR     exit 77 when clang cannot build fuzzers here
+# usage: build.sh SRCDIR BUILDDIR DIR   exit 77 when clang cannot build fuzzers here
+# (BUILDDIR holds the generated tables: libam/tr_table.c)
 set -eu
-src=$1; out=$2
+src=$1; bld=$2; out=$3
 CLANG=${FUZZ_CC:-clang}
 command -v "$CLANG" >/dev/null 2>&1 || { echo "SKIP: no $CLANG"; exit 77; }
 mkdir -p "$out"
@@ -13,7 +14,7 @@ echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (voi
 FL="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 INC="-I$src/libam -I$src/pvm3 -I$src/pvmam -I$src/tests/fuzz $(pkg-config --cflags libtirpc)"
 TIRPC=$(pkg-config --libs libtirpc)
-LIBAM=$(ls "$src"/libam/*.c)
+LIBAM="$(ls "$src"/libam/*.c | grep -v '/tr_table\.c$') $bld/libam/tr_table.c"
 PVM3=$(ls "$src"/pvm3/*.c)
 PACK="$src/pvm3/pmsg.c $src/pvm3/buf.c $src/pvm3/pack.c $src/pvm3/pack_xdr.c \
       $src/pvm3/pack_raw.c $src/pvm3/packf.c $src/pvm3/pkmesg.c $src/pvm3/perr.c"

@@ -10,7 +10,7 @@ bld=${top_builddir:-$src}
 out=$bld/tests/fuzz/bin
 mkdir -p "$bld/tests/fuzz"
 secs=${FUZZ_SECONDS:-10}
-sh "$src/tests/fuzz/build.sh" "$src" "$out" >"$out.log" 2>&1
+sh "$src/tests/fuzz/build.sh" "$src" "$bld" "$out" >"$out.log" 2>&1
 rc=$?
 [ $rc = 77 ] && { cat "$out.log"; exit 77; }
 [ $rc = 0 ] || { cat "$out.log"; echo "FAIL: fuzz targets did not build"; exit 1; }
