@@ -1,7 +1,7 @@
 /*
  * conn.c - becoming a PVM task: find the local pvmd (PVMSOCK or the
  * address file), connect, run the TM_CONNECT / TM_CONN2 authentication
- * handshake (pvm-protocol.md 2 and 4); pvm_mytid, pvm_parent, pvm_exit.
+ * handshake (docs/protocol.md); pvm_mytid, pvm_parent, pvm_exit.
  */
 #include <errno.h>
 #include <fcntl.h>

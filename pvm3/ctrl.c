@@ -1,5 +1,5 @@
 /*
- * ctrl.c - TC_* control messages (pvm-protocol.md 8.4): consumed inside
+ * ctrl.c - TC_* control messages (docs/protocol.md): consumed inside
  * the library, never handed to user receives.  Runs at a safe point (not
  * inside another send), so a handler may send.
  */

@@ -12,7 +12,7 @@
 #include "pmsg.h"
 #include "perr.h"
 
-/* Tid layout (pvm-protocol.md 1.1). */
+/* Tid layout (docs/protocol.md). */
 #define PVMI_TIDPVMD  ((int)0x80000000)
 #define PVMI_TIDGID   0x40000000
 #define PVMI_TIDHOST  0x3ffc0000

@@ -1,5 +1,5 @@
 /*
- * mbox.c - the message mailbox (TM_DB, pvm-protocol.md 6.2): pvm_putinfo,
+ * mbox.c - the message mailbox (TM_DB, docs/protocol.md): pvm_putinfo,
  * pvm_recvinfo, pvm_delinfo, pvm_getmboxinfo, the 3.3 calls pvm_insert,
  * pvm_lookup, pvm_delete, and pvm_getnoresets.  Stored messages travel in
  * the packed-message format of pvm_pkmesg (9.5).

@@ -1,5 +1,5 @@
 /*
- * notify.c - pvm_notify (TM_NOTIFY, pvm-protocol.md 6.2 and 7.1).  The
+ * notify.c - pvm_notify (TM_NOTIFY, docs/protocol.md).  The
  * request has no reply; the pvmd later sends the notification as an
  * ordinary message with the caller's context and tag, so it reaches the
  * receive queue like any other message.

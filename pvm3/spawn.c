@@ -1,5 +1,5 @@
 /*
- * spawn.c - pvm_spawn (TM_SPAWN, pvm-protocol.md 6.2) and pvm_siblings.
+ * spawn.c - pvm_spawn (TM_SPAWN, docs/protocol.md) and pvm_siblings.
  * Like stock, the parent multicasts TC_SIBLINGS to the new tasks.
  */
 #include <stdio.h>

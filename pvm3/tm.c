@@ -1,5 +1,5 @@
 /*
- * tm.c - requests to the local pvmd (pvm-protocol.md 5): context
+ * tm.c - requests to the local pvmd (docs/protocol.md): context
  * SYSCTX_TM, a fresh wait id, and the reply picked out of the incoming
  * stream by (src = pvmd, tag) while everything else is queued.
  */

@@ -1,5 +1,5 @@
 /*
- * wire.c - PVM fragments on a stream socket (pvm-protocol.md 3): writing a
+ * wire.c - PVM fragments on a stream socket (docs/protocol.md): writing a
  * message as fragments with sendmsg, straight from its segments, and
  * reading fragments into per-source reassembly, each payload read into its
  * own block that becomes a segment of the message (no copy).
