@@ -14,11 +14,11 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include "lpvm.h"
-#include "route.h"
+#include "route_int.h"
 #include "compat.h"
 
 struct pvmi_state pvmi = {
-    .pvmd = { .fd = -1, .peer = PVMI_TIDPVMD },
+    .pvmd = { .fd = -1 },
     .route = PvmAllowDirect,
     .autoerr = 1,
     .showtids = 1,   /* stock default */
@@ -271,13 +271,8 @@ int pvm_parent(void)
 
 void pvmi_disconnect(void)
 {
+    pvmi_dwatch_stop();
     pvmi_routes_exit();
-    while (pvmi.direct) {
-        struct pvmi_conn *c = pvmi.direct;
-        pvmi.direct = c->next;
-        pvmi_conn_close(c);
-        free(c);
-    }
     pvmi_conn_close(&pvmi.pvmd);
     pvmi.tid = 0;
     pvmi.ptid = 0;

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include "lpvm.h"
 #include "compat.h"
-#include "route.h"
+#include "route_int.h"
 
 /* A stock peer asks for a direct route.  We answer at once with a polite
  * refusal (ack 1): the peer keeps the pvmd route and never blocks. */

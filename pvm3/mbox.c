@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lpvm.h"
+#include "route_int.h"
 
 /* Request header shared by every opcode. */
 static struct pmsg *db_req(int op, const char *name, int index, int flags)
@@ -215,12 +216,12 @@ int pvm_getmboxinfo(char *pattern, int *nclasses, struct pvmmboxinfo **classes)
         free_list();
         return pvmi_err("pvm_getmboxinfo", rc);
     }
-    /* the AM route's own entries ("pvmam.<tid>": addresses) are not the
-     * user's business; stock tasks listing the mailbox do see them */
+    /* a route's own entries (route.h: mbox_prefix) are not the user's
+     * business; stock tasks listing the mailbox do see them */
     int kept = 0;
     for (int i = 0; i < n; i++) {
         struct pvmmboxinfo *c = &clist[i];
-        if (strncmp(c->mi_name, "pvmam.", 6)) {
+        if (!pvmi_routes_own_name(c->mi_name)) {
             clist[kept++] = *c;
             continue;
         }

@@ -9,7 +9,7 @@
 #include <time.h>
 #include "lpvm.h"
 #include "pack.h"
-#include "route.h"
+#include "route_int.h"
 
 size_t pvmi_psend_size(int type);
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lpvm.h"
-#include "route.h"
+#include "route_int.h"
 
 static int check_dst(int tid)
 {

@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include "lpvm.h"
-#include "route.h"
+#include "route_int.h"
 
 #define MAX_IOV 64
 /* Refuse fragments beyond this: PvmFragSize is at most 1 MiB, so anything

@@ -1,11 +1,9 @@
 /*
  * am_route.c - the AM route: registers with pvm3's route seam when the
- * library loads, brings libam up when the task connects to its pvmd,
- * and watches the daemon socket with SIGIO so the fast path makes no
- * system call for it.
+ * library loads, brings libam up when the task connects to its pvmd, and
+ * then asks pvm3 to watch the daemon socket (SIGIO) so the fast path makes
+ * no system call for it.
  */
-#include <fcntl.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,8 +11,7 @@
 #include <unistd.h>
 #include "pvmam_int.h"
 
-struct pvmam_state pvmam = { .cfg = { .transport = "off" }, .daemon_fd = -1 };
-static struct sigaction old_sigio;
+struct pvmam_state pvmam = { .cfg = { .transport = "off" } };
 
 long long pvmam_now_ms(void)
 {
@@ -33,50 +30,6 @@ void pvmam_log(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
-}
-
-/* ---- SIGIO on the daemon socket ------------------------------------------ */
-
-static void on_sigio(int sig, siginfo_t *si, void *uc)
-{
-    pvmam.sigio = 1;
-    /* someone else's SIGIO handler keeps working */
-    if ((old_sigio.sa_flags & SA_SIGINFO) && old_sigio.sa_sigaction)
-        old_sigio.sa_sigaction(sig, si, uc);
-    else if (!(old_sigio.sa_flags & SA_SIGINFO) && old_sigio.sa_handler != SIG_DFL &&
-             old_sigio.sa_handler != SIG_IGN)
-        old_sigio.sa_handler(sig);
-}
-
-static int watch_daemon(void)
-{
-    int fd = pvmi_daemon_fd();
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_sigio;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    if (fd < 0 || sigaction(SIGIO, &sa, &old_sigio) < 0)
-        return -1;
-    int fl = fcntl(fd, F_GETFL);
-    if (fcntl(fd, F_SETOWN, getpid()) < 0 || fl < 0 || fcntl(fd, F_SETFL, fl | O_ASYNC) < 0) {
-        sigaction(SIGIO, &old_sigio, NULL);
-        return -1;
-    }
-    pvmam.daemon_fd = fd;
-    pvmam.sigio = 1;   /* whatever came before the signal was armed */
-    return 0;
-}
-
-static void unwatch_daemon(void)
-{
-    if (pvmam.daemon_fd < 0)
-        return;
-    int fl = fcntl(pvmam.daemon_fd, F_GETFL);
-    if (fl >= 0)
-        fcntl(pvmam.daemon_fd, F_SETFL, fl & ~O_ASYNC);
-    sigaction(SIGIO, &old_sigio, NULL);
-    pvmam.daemon_fd = -1;
 }
 
 /* ---- route operations -------------------------------------------------- */
@@ -171,17 +124,6 @@ static int r_filter(void *ctx, struct pmsg *m)
     return 0;
 }
 
-static int r_daemon_ready(void *ctx)
-{
-    (void)ctx;
-    if (pvmam.daemon_fd < 0)
-        return -1;   /* not watching */
-    if (!pvmam.sigio)
-        return 0;
-    pvmam.sigio = 0;
-    return 1;
-}
-
 static void on_dead(am_interface_t *ifc, int32_t tid, void *arg)
 {
     (void)ifc;
@@ -210,9 +152,7 @@ static void r_connect(void *ctx)
     am_config_default(&c);
     c.depth = pvmam.cfg.depth;
     c.timeout_max_us = pvmam.cfg.timeout_ms * 1000u;
-    int rc = am_global_init();
-    if (rc >= 0)
-        rc = am_init(pvmam.cfg.transport, &c, &pvmam.ifc);
+    int rc = am_init(pvmam.cfg.transport, &c, &pvmam.ifc);
     if (rc >= 0)
         rc = pvmam.h_frag = pvmam_frag_bind();
     if (rc < 0) {
@@ -226,7 +166,7 @@ static void r_connect(void *ctx)
         fprintf(stderr, "libpvm3am: cannot publish the AM address; running without AM\n");
         goto fail;
     }
-    watch_daemon();
+    pvmi_route_watch_daemon();
     pvmam.on = 1;
     pvmam.starting = 0;
     pvmam_log("AM on over %s at %s", pvmam.cfg.transport, pvmam.addr);
@@ -244,7 +184,6 @@ fail:
 static void r_exit(void *ctx)
 {
     (void)ctx;
-    unwatch_daemon();
     pvmam.exiting = 1;
     if (!pvmam.on)
         return;
@@ -273,14 +212,14 @@ static const struct pvm_route_ops am_ops = {
     .wait_fds = r_wait_fds,
     .filter = r_filter,
     .sent_daemon = r_sent_daemon,
-    .daemon_ready = r_daemon_ready,
     .on_connect = r_connect,
     .on_exit = r_exit,
+    .mbox_prefix = PVMAM_MBOX_PREFIX,
 };
 
 __attribute__((constructor)) static void pvmam_register(void)
 {
-    pvm_route_register(&am_ops, NULL);
+    pvmi_route_register(&am_ops, NULL);
 }
 
 const char *pvmam_transport(void) { return pvmam.on ? pvmam.cfg.transport : "off"; }

@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include "lpvm.h"
 #include "pvmam_int.h"
 
 /* Outside the TC_* range and next to link.c's PVMAM_TAG_* (not in its
@@ -27,7 +26,7 @@
 #define AMSTAT_A ((int)0x80a30012)
 #define AMSTAT_VERSION 1
 #define MAX_ASKERS 16
-#define MARK_FMT "pvmam.lib.%x"
+#define MARK_FMT PVMAM_MBOX_PREFIX "lib.%x"
 
 static struct {
     int askers[MAX_ASKERS][2];   /* {tid, seq} waiting for our answer */
@@ -178,16 +177,12 @@ static void s_connect(void *ctx)
     (void)ctx;
     char name[32];
     snprintf(name, sizeof name, MARK_FMT, pvmi_mytid());
-    int mid = pvm_mkbuf(PvmDataDefault);
-    if (mid < 0)
+    struct pmsg *m = pvmi_xbuf();
+    if (!m)
         return;
-    int old = pvm_setsbuf(mid);
-    int v = AMSTAT_VERSION;
-    int rc = pvm_pkint(&v, 1, 1);
-    pvm_setsbuf(old);
-    if (rc >= 0)
-        pvm_putinfo(name, mid, PvmMboxDefault);
-    pvm_freebuf(mid);
+    if (pvmi_put_int(m, AMSTAT_VERSION) >= 0)
+        pvmi_mbox_put(name, -1, PvmMboxDefault, m->mid);
+    pmsg_free(m);
 }
 
 static void s_exit(void *ctx)
@@ -208,7 +203,7 @@ static const struct pvm_route_ops amstat_ops = {
 
 __attribute__((constructor)) static void amstat_register(void)
 {
-    pvm_route_register(&amstat_ops, NULL);
+    pvmi_route_register(&amstat_ops, NULL);
 }
 
 /* ---- the asking side (public, pvmam.h) ---------------------------------- */

@@ -77,8 +77,9 @@ int pvmam_frag_send(struct pvmam_peer *p, struct pmsg *m)
 int pvmam_frag_send_bytes(struct pvmam_peer *p, int tag, int ctx, const void *buf, size_t len)
 {
     struct first f = { tag, ctx, 0, 0, pmsg_encword(PvmDataRaw), len };
-    struct pvm_seg seg = { .base = (char *)buf, .len = len };
-    struct pmsg_slicer sl = { &seg, 0, len };
+    struct pvm_seg seg;
+    struct pmsg_slicer sl;
+    pvmi_slice_bytes(&sl, &seg, buf, len);
     return send_frags(p, &f, &sl);
 }
 
@@ -101,33 +102,16 @@ static void drop_partial(struct pvmam_peer *p)
 void pvmam_peer_drop_rx(struct pvmam_peer *p)
 {
     drop_partial(p);
-    while (p->hold_head) {
-        struct pmsg *m = p->hold_head;
-        p->hold_head = m->qnext;
+    struct pmsg *m;
+    while ((m = pvmi_msgq_take(&p->hold)))
         pmsg_free(m);
-    }
-    p->hold_tail = NULL;
-}
-
-static void hold(struct pvmam_peer *p, struct pmsg *m)
-{
-    m->qnext = NULL;
-    if (p->hold_tail)
-        p->hold_tail->qnext = m;
-    else
-        p->hold_head = m;
-    p->hold_tail = m;
 }
 
 void pvmam_release_held(struct pvmam_peer *p)
 {
-    while (p->hold_head) {
-        struct pmsg *m = p->hold_head;
-        p->hold_head = m->qnext;
-        m->qnext = NULL;
+    struct pmsg *m;
+    while ((m = pvmi_msgq_take(&p->hold)))
         pvmi_deliver(m);
-    }
-    p->hold_tail = NULL;
 }
 
 static int start_msg(struct pvmam_peer *p, const unsigned char *h)
@@ -141,7 +125,7 @@ static int start_msg(struct pvmam_peer *p, const unsigned char *h)
     p->rtoken = 0;
     /* Only a message that may be delivered now can land in a precv; one
      * that lands needs no message buffer at all. */
-    if (p->rx_open && !p->hold_head)
+    if (p->rx_open && pvmi_msgq_empty(&p->hold))
         p->rtoken = pvmi_sink_claim(p->tid, tag, ctx, encword);
     if (p->rtoken) {
         p->rbusy = 1;
@@ -209,10 +193,10 @@ static void finish_msg(struct pvmam_peer *p)
         return;
     }
     pmsg_rewind(m);
-    if (p->rx_open && !p->hold_head)
+    if (p->rx_open && pvmi_msgq_empty(&p->hold))
         pvmi_deliver(m);
     else
-        hold(p, m);   /* its daemon-route messages are not all in yet */
+        pvmi_msgq_put(&p->hold, m);   /* its daemon-route messages are not all in yet */
 }
 
 void pvmam_frag_handler(const am_token_t *tok, void *data, size_t len)

@@ -41,14 +41,13 @@ void pvmam_init_note(struct pmsg *m)
         break;
     case PVMAM_TAG_TABLE: {
         /* n, n tids, n addresses */
-        int old = pvm_setrbuf(m->mid), n = 0;
-        if (pvm_upkint(&n, 1, 1) < 0 || n <= 0 || n > MAX_TASKS ||
-            pvm_upkint(st.table_tid, n, 1) < 0)
+        int n = 0;
+        if (pvmi_get_int(m, &n) < 0 || n <= 0 || n > MAX_TASKS ||
+            pvmi_get_ints(m, st.table_tid, n) < 0)
             n = -1;
         for (int i = 0; i < n; i++)
-            if (pvmam_upk_str(st.table_addr[i], ADDR_MAX) < 0)
+            if (pvmi_get_counted(m, st.table_addr[i], ADDR_MAX) < 0)
                 n = -1;
-        pvm_setrbuf(old);
         st.table_n = n;
         break;
     }
@@ -151,15 +150,16 @@ int pvmam_init(int ntasks)
         for (int i = 0; i < ntasks - 1; i++)
             memcpy(st.table_addr[i + 1], st.hello_addr[i], ADDR_MAX);
         /* TABLE = n, tids, then each address */
-        int mid = pvm_mkbuf(PvmDataDefault), old = pvm_setsbuf(mid);
-        pvm_pkint(&n, 1, 1);
+        struct pmsg *m = pvmi_xbuf();
+        if (!m)
+            return fail("out of memory", PvmNoMem);
+        pvmi_put_int(m, n);
         if (n > 0) {
-            pvm_pkint(tids, n, 1);
+            pvmi_put_ints(m, tids, n);
             for (int i = 0; i < n; i++)
-                pvmam_pk_str(st.table_addr[i]);
+                pvmi_put_counted(m, st.table_addr[i]);
         }
-        pvm_setsbuf(old);
-        pvmam_ctrl_post(mid, PVMAM_TAG_TABLE, tids + 1, ntasks - 1);
+        pvmam_ctrl_post(m, PVMAM_TAG_TABLE, tids + 1, ntasks - 1);
         if (bad)
             return fail("tasks disagree on the number of tasks", PvmMismatch);
     } else {

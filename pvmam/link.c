@@ -27,37 +27,19 @@
 static int pending;      /* peers with deferred work */
 static int working;      /* pvmam_link_work is on the stack */
 
-static void mbox_name(char *buf, size_t n, int tid) { snprintf(buf, n, "pvmam.%x", tid); }
+static void mbox_name(char *buf, size_t n, int tid)
+{
+    snprintf(buf, n, PVMAM_MBOX_PREFIX "%x", tid);
+}
 
 /* ---- control messages over the daemon route ---------------------------- */
 
-/* Strings travel as {int length, bytes} so a receiver can bound them. */
-int pvmam_pk_str(const char *s)
+/* Strings travel as {int length, bytes} so a receiver can bound them;
+ * everything is packed in pvm3's internal buffers (route.h), never the
+ * user's current ones. */
+int pvmam_ctrl_post(struct pmsg *m, int tag, const int *dsts, int n)
 {
-    int n = (int)strlen(s);
-    int rc = pvm_pkint(&n, 1, 1);
-    return rc < 0 ? rc : pvm_pkbyte((char *)s, n, 1);
-}
-
-int pvmam_upk_str(char *s, size_t max)
-{
-    int n = -1;
-    int rc = pvm_upkint(&n, 1, 1);
-    if (rc >= 0 && (n < 0 || (size_t)n >= max))
-        rc = PvmBadMsg;
-    if (rc >= 0)
-        rc = pvm_upkbyte(s, n, 1);
-    if (rc >= 0)
-        s[n] = '\0';
-    return rc;
-}
-
-/* Send the packed buffer mid as control message tag to each of dsts over
- * the daemon route; frees mid. */
-int pvmam_ctrl_post(int mid, int tag, const int *dsts, int n)
-{
-    struct pmsg *m = pmsg_find(mid);
-    int rc = m ? 0 : PvmNoSuchBuf;
+    int rc = 0;
     for (int i = 0; rc >= 0 && i < n; i++) {
         m->tag = tag;
         m->ctx = SYSCTX_TC;
@@ -65,34 +47,30 @@ int pvmam_ctrl_post(int mid, int tag, const int *dsts, int n)
         m->dst = dsts[i];
         rc = pvmi_send_daemon(dsts[i], m);
     }
-    pvm_freebuf(mid);
+    pmsg_free(m);
     return rc;
 }
 
 int pvmam_send_ctrl(int dst, int tag, const int *ints, int nint, const char *str)
 {
-    int mid = pvm_mkbuf(PvmDataDefault);
-    if (mid < 0)
-        return mid;
-    int old = pvm_setsbuf(mid);
-    int rc = nint ? pvm_pkint((int *)ints, nint, 1) : 0;
+    struct pmsg *m = pvmi_xbuf();
+    if (!m)
+        return PvmNoMem;
+    int rc = pvmi_put_ints(m, ints, nint);
     if (rc >= 0 && str)
-        rc = pvmam_pk_str(str);
-    pvm_setsbuf(old);
+        rc = pvmi_put_counted(m, str);
     if (rc < 0) {
-        pvm_freebuf(mid);
+        pmsg_free(m);
         return rc;
     }
-    return pvmam_ctrl_post(mid, tag, &dst, 1);
+    return pvmam_ctrl_post(m, tag, &dst, 1);
 }
 
 int pvmam_ctrl_unpack(struct pmsg *m, int *ints, int nint, char *str, size_t max)
 {
-    int old = pvm_setrbuf(m->mid);
-    int rc = nint ? pvm_upkint(ints, nint, 1) : 0;
+    int rc = pvmi_get_ints(m, ints, nint);
     if (rc >= 0 && str)
-        rc = pvmam_upk_str(str, max);
-    pvm_setrbuf(old);
+        rc = pvmi_get_counted(m, str, max);
     return rc < 0 ? rc : 0;
 }
 
@@ -102,23 +80,14 @@ int pvmam_publish(void)
 {
     char name[32];
     mbox_name(name, sizeof name, pvmam.mytid);
-    int mid = pvm_mkbuf(PvmDataDefault);
-    if (mid < 0)
-        return mid;
-    int old = pvm_setsbuf(mid);
-    int rc = pvmam_pk_str(pvmam.addr);
-    pvm_setsbuf(old);
+    struct pmsg *m = pvmi_xbuf();
+    if (!m)
+        return PvmNoMem;
+    int rc = pvmi_put_counted(m, pvmam.addr);
     if (rc >= 0)
-        rc = pvm_putinfo(name, mid, PvmMboxDefault);
-    pvm_freebuf(mid);
+        rc = pvmi_mbox_put(name, -1, PvmMboxDefault, m->mid);
+    pmsg_free(m);
     return rc < 0 ? rc : 0;
-}
-
-void pvmam_unpublish(void)
-{
-    char name[32];
-    mbox_name(name, sizeof name, pvmam.mytid);
-    pvm_delinfo(name, 0, PvmMboxDefault);
 }
 
 /* 1 found (p->addr set), 0 not there, <0 error.  The user's receive
@@ -257,28 +226,13 @@ void pvmam_link_consider(struct pvmam_peer *p)
 /* ---- incoming control ---------------------------------------------------- */
 
 /* Control messages that came while AM was starting, in arrival order. */
-static struct pmsg *early_head, *early_tail;
-
-static void keep_early(struct pmsg *m)
-{
-    m->qnext = NULL;
-    if (early_tail)
-        early_tail->qnext = m;
-    else
-        early_head = m;
-    early_tail = m;
-}
+static struct pvmi_msgq early;
 
 void pvmam_ctrl_replay_early(void)
 {
-    while (early_head) {
-        struct pmsg *m = early_head;
-        early_head = m->qnext;
-        if (!early_head)
-            early_tail = NULL;
-        m->qnext = NULL;
+    struct pmsg *m;
+    while ((m = pvmi_msgq_take(&early)))
         pvmam_ctrl_filter(m);
-    }
 }
 
 /* AM is off here (or failed to start): a connector must not wait. */
@@ -304,7 +258,7 @@ int pvmam_ctrl_filter(struct pmsg *m)
         return 1;
     }
     if (pvmam.starting) {   /* our address is out already: handle it once up */
-        keep_early(m);
+        pvmi_msgq_put(&early, m);
         return 1;
     }
     struct pvmam_peer *p = pvmam.on ? pvmam_peer_get(m->src) : NULL;

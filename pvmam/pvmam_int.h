@@ -58,7 +58,7 @@ struct pvmam_peer {
     unsigned rtoken;      /* != 0: landing in a pvm_precv buffer */
     char *rblock;
     /* AM messages that arrived before its SWITCH (kept in order) */
-    struct pmsg *hold_head, *hold_tail;
+    struct pvmi_msgq hold;
     struct pvmam_stats st;
 };
 
@@ -79,8 +79,6 @@ struct pvmam_state {
     char addr[64];            /* our AM address */
     int h_frag;               /* handler id */
     struct pvmam_peer *placing;   /* a fragment is being read into a precv's buffer */
-    volatile int sigio;       /* the daemon socket signalled input */
-    int daemon_fd;
     struct pvmam_stats total;
 };
 extern struct pvmam_state pvmam;
@@ -105,8 +103,11 @@ long long pvmam_now_ms(void);
                           (m)->tag <= PVMAM_TAG_NAK)
 #define PVMAM_IS_INIT(tag) ((tag) >= PVMAM_TAG_HELLO && (tag) <= PVMAM_TAG_GO)
 
+/* Our mailbox entries: "pvmam.<tid>" (AM address), "pvmam.lib.<tid>"
+ * (amstat.c); the route declares the prefix its own (pvm_getmboxinfo). */
+#define PVMAM_MBOX_PREFIX "pvmam."
+
 int pvmam_publish(void);                      /* our address into the mailbox */
-void pvmam_unpublish(void);
 int pvmam_ctrl_filter(struct pmsg *m);        /* consume a control message */
 void pvmam_ctrl_replay_early(void);           /* after start-up: handle (or refuse)
                                                  what came while starting */
@@ -118,11 +119,13 @@ void pvmam_saw_daemon_msg(int src);           /* a user message via the pvmd */
 void pvmam_link_consider(struct pvmam_peer *p);
 /* Open the AM link to p as the connecting side (smaller tid). */
 int pvmam_link_connect(struct pvmam_peer *p);
+/* Control message tag to dst over the daemon route: ints, then a counted
+ * string when str is not NULL.  0 or a PVM error. */
 int pvmam_send_ctrl(int dst, int tag, const int *ints, int nint, const char *str);
-int pvmam_ctrl_post(int mid, int tag, const int *dsts, int n);   /* frees mid */
+/* Send the internal buffer m as control message tag to each of dsts over
+ * the daemon route; frees m. */
+int pvmam_ctrl_post(struct pmsg *m, int tag, const int *dsts, int n);
 int pvmam_ctrl_unpack(struct pmsg *m, int *ints, int nint, char *str, size_t max);
-int pvmam_pk_str(const char *s);              /* {len, bytes} into the send buffer */
-int pvmam_upk_str(char *s, size_t max);       /* ... out of the receive buffer */
 
 /* ---- pvmam_init messages (init.c) ---------------------------------- */
 void pvmam_init_note(struct pmsg *m);        /* HELLO/TABLE/DONE/GO arrived */
