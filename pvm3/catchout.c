@@ -131,9 +131,9 @@ void pvmi_catchout_msg(struct pmsg *m)
 int pvm_catchout(FILE *ff)
 {
     if (ff) {
-        int rc = pvmi_beatask();
+        int rc = pvmi_enter("pvm_catchout");
         if (rc < 0)
-            return pvmi_err("pvm_catchout", rc);
+            return rc;
         pvmi.c_outtid = pvmi.tid;
         pvmi.c_outctx = SYSCTX_TC;
         pvmi.c_outtag = TC_OUTPUT;

@@ -72,6 +72,14 @@ extern struct pvmi_state pvmi;
 
 /* conn.c: connect to the pvmd (once); PVM code. */
 int pvmi_beatask(void);
+/* The first lines of a public call that needs the pvmd: be a task, else
+ * report the error under fn's name.  0 or that (reported) error.  Inline:
+ * every send and receive starts with it. */
+static inline int pvmi_enter(const char *fn)
+{
+    int rc = pvmi_beatask();
+    return rc < 0 ? pvmi_err(fn, rc) : 0;
+}
 void pvmi_disconnect(void);
 int pvmi_addr_file(char *buf, size_t size);
 
@@ -94,6 +102,15 @@ void pvmi_note_input(void);
 /* tm.c: requests to the pvmd. */
 int pvmi_tm_call(int tag, struct pmsg *req, struct pmsg **reply);
 int pvmi_tm_send(int tag, struct pmsg *req);   /* no reply expected */
+/* A public call's request: send req (freed here; NULL: it could not be
+ * allocated) and wait for the reply.  0 with *rep set (caller frees), or
+ * the error, reported under fn's name. */
+int pvmi_tm_ask(const char *fn, int tag, struct pmsg *req, struct pmsg **rep);
+/* A request whose reply starts with a status word: send req (freed here,
+ * as above) and return that status or the request's error, unreported.
+ * The reply stays in *rep when rep is not NULL and the status is >= 0
+ * (caller frees). */
+int pvmi_tm_status(int tag, struct pmsg *req, struct pmsg **rep);
 
 /* xbuf.c: internal buffers (the rest is in route.h). */
 char *pvmi_get_strdup(struct pmsg *m);   /* NULL on error */

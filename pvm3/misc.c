@@ -27,9 +27,9 @@ char *pvmgetrsh(void)
 int pvm_getfds(int **fds)
 {
     static int buf[1];
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter("pvm_getfds");
     if (rc < 0)
-        return pvmi_err("pvm_getfds", rc);
+        return rc;
     buf[0] = pvmi.pvmd.fd;
     if (fds)
         *fds = buf;

@@ -8,9 +8,9 @@
 
 int pvm_notify(int what, int code, int count, int *vals)
 {
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter("pvm_notify");
     if (rc < 0)
-        return pvmi_err("pvm_notify", rc);
+        return rc;
     int kind = what & ~PvmNotifyCancel;
     int ntids = count;
     if (code < 0 && !pvmi.resvtids)

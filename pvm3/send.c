@@ -18,9 +18,9 @@ static int check_dst(int tid)
 
 int pvm_send(int tid, int tag)
 {
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter("pvm_send");
     if (rc < 0)
-        return pvmi_err("pvm_send", rc);
+        return rc;
     struct pmsg *m = pmsg_sbuf();
     if (!m)
         return pvmi_err("pvm_send", PvmNoBuf);
@@ -53,9 +53,9 @@ size_t pvmi_psend_size(int type)
 /* Raw bytes straight from the user's array: no packing, no copy. */
 int pvm_psend(int tid, int tag, void *buf, int len, int type)
 {
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter("pvm_psend");
     if (rc < 0)
-        return pvmi_err("pvm_psend", rc);
+        return rc;
     size_t es = pvmi_psend_size(type);
     if (!es || len < 0 || (len > 0 && !buf) || (tag < 0 && !pvmi.resvtids) ||
         check_dst(tid) < 0)
@@ -142,9 +142,9 @@ int pvmi_mcast(const int *tids, int n, struct pmsg *m)
 
 int pvm_mcast(int *tids, int ntask, int tag)
 {
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter("pvm_mcast");
     if (rc < 0)
-        return pvmi_err("pvm_mcast", rc);
+        return rc;
     struct pmsg *m = pmsg_sbuf();
     if (!m)
         return pvmi_err("pvm_mcast", PvmNoBuf);

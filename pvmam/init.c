@@ -120,6 +120,74 @@ static int fail(const char *why, int rc)
     return rc;
 }
 
+/* The master: wait for every child's HELLO, then send them all TABLE. */
+static int master_table(int me, int ntasks, const char *addr, long long deadline)
+{
+    if (wait_for(&st.nhello, ntasks - 1, deadline) < 0)
+        return fail("not every task called pvmam_init in time", PvmSysErr);
+    int bad = 0;
+    for (int i = 0; i < ntasks - 1; i++)
+        bad |= st.hello_n[i] != ntasks;
+    int n = bad ? -1 : ntasks;
+    int tids[MAX_TASKS];
+    tids[0] = me;
+    for (int i = 0; i < ntasks - 1; i++)
+        tids[i + 1] = st.hello_tid[i];
+    st.table_n = ntasks;
+    memcpy(st.table_tid, tids, sizeof(int) * (size_t)ntasks);
+    snprintf(st.table_addr[0], ADDR_MAX, "%s", addr);
+    for (int i = 0; i < ntasks - 1; i++)
+        memcpy(st.table_addr[i + 1], st.hello_addr[i], ADDR_MAX);
+    /* TABLE = n, tids, then each address */
+    struct pmsg *m = pvmi_xbuf();
+    if (!m)
+        return fail("out of memory", PvmNoMem);
+    pvmi_put_int(m, n);
+    if (n > 0) {
+        pvmi_put_ints(m, tids, n);
+        for (int i = 0; i < n; i++)
+            pvmi_put_counted(m, st.table_addr[i]);
+    }
+    pvmam_ctrl_post(m, PVMAM_TAG_TABLE, tids + 1, ntasks - 1);
+    if (bad)
+        return fail("tasks disagree on the number of tasks", PvmMismatch);
+    return 0;
+}
+
+/* A child: HELLO to the master, then wait for its TABLE. */
+static int child_table(int me, int parent, int ntasks, const char *addr, long long deadline)
+{
+    int v[2] = { me, ntasks };
+    int rc = pvmam_send_ctrl(parent, PVMAM_TAG_HELLO, v, 2, addr);
+    if (rc < 0)
+        return fail("cannot reach the parent", rc);
+    while (st.table_n == 0) {
+        if (pvmam_now_ms() >= deadline)
+            return fail("no answer from the master in time", PvmSysErr);
+        if ((rc = pvmi_progress(100)) < 0)
+            return rc;
+    }
+    if (st.table_n < 0)
+        return fail("tasks disagree on the number of tasks", PvmMismatch);
+    return 0;
+}
+
+/* Once every link is open: children say DONE, the master's GO releases. */
+static int release(int me, int parent, int ntasks, long long deadline)
+{
+    if (parent < 0) {
+        if (wait_for(&st.ndone, ntasks - 1, deadline) < 0)
+            return fail("not every task connected in time", PvmSysErr);
+        for (int i = 1; i < ntasks; i++)
+            pvmam_send_ctrl(st.table_tid[i], PVMAM_TAG_GO, NULL, 0, NULL);
+        return 0;
+    }
+    pvmam_send_ctrl(parent, PVMAM_TAG_DONE, &me, 1, NULL);
+    if (wait_for(&st.go, 1, deadline) < 0)
+        return fail("no go from the master in time", PvmSysErr);
+    return 0;
+}
+
 int pvmam_init(int ntasks)
 {
     if (ntasks < 1 || ntasks > MAX_TASKS)
@@ -132,63 +200,16 @@ int pvmam_init(int ntasks)
     long long deadline = pvmam_now_ms() + pvmam.cfg.timeout_ms;
     int parent = pvm_parent();
     const char *addr = pvmam.on ? pvmam.addr : "";
-    int rc;
-    if (parent < 0) {   /* the master */
-        if (wait_for(&st.nhello, ntasks - 1, deadline) < 0)
-            return fail("not every task called pvmam_init in time", PvmSysErr);
-        int bad = 0;
-        for (int i = 0; i < ntasks - 1; i++)
-            bad |= st.hello_n[i] != ntasks;
-        int n = bad ? -1 : ntasks;
-        int tids[MAX_TASKS];
-        tids[0] = me;
-        for (int i = 0; i < ntasks - 1; i++)
-            tids[i + 1] = st.hello_tid[i];
-        st.table_n = ntasks;
-        memcpy(st.table_tid, tids, sizeof(int) * (size_t)ntasks);
-        snprintf(st.table_addr[0], ADDR_MAX, "%s", addr);
-        for (int i = 0; i < ntasks - 1; i++)
-            memcpy(st.table_addr[i + 1], st.hello_addr[i], ADDR_MAX);
-        /* TABLE = n, tids, then each address */
-        struct pmsg *m = pvmi_xbuf();
-        if (!m)
-            return fail("out of memory", PvmNoMem);
-        pvmi_put_int(m, n);
-        if (n > 0) {
-            pvmi_put_ints(m, tids, n);
-            for (int i = 0; i < n; i++)
-                pvmi_put_counted(m, st.table_addr[i]);
-        }
-        pvmam_ctrl_post(m, PVMAM_TAG_TABLE, tids + 1, ntasks - 1);
-        if (bad)
-            return fail("tasks disagree on the number of tasks", PvmMismatch);
-    } else {
-        int v[2] = { me, ntasks };
-        rc = pvmam_send_ctrl(parent, PVMAM_TAG_HELLO, v, 2, addr);
-        if (rc < 0)
-            return fail("cannot reach the parent", rc);
-        while (st.table_n == 0) {
-            if (pvmam_now_ms() >= deadline)
-                return fail("no answer from the master in time", PvmSysErr);
-            if ((rc = pvmi_progress(100)) < 0)
-                return rc;
-        }
-        if (st.table_n < 0)
-            return fail("tasks disagree on the number of tasks", PvmMismatch);
-    }
+    int rc = parent < 0 ? master_table(me, ntasks, addr, deadline)
+                        : child_table(me, parent, ntasks, addr, deadline);
+    if (rc < 0)
+        return rc;
     rc = connect_all(me, deadline);
     if (rc < 0)
         return fail("links did not open in time", rc);
-    if (parent < 0) {
-        if (wait_for(&st.ndone, ntasks - 1, deadline) < 0)
-            return fail("not every task connected in time", PvmSysErr);
-        for (int i = 1; i < ntasks; i++)
-            pvmam_send_ctrl(st.table_tid[i], PVMAM_TAG_GO, NULL, 0, NULL);
-    } else {
-        pvmam_send_ctrl(parent, PVMAM_TAG_DONE, &me, 1, NULL);
-        if (wait_for(&st.go, 1, deadline) < 0)
-            return fail("no go from the master in time", PvmSysErr);
-    }
+    rc = release(me, parent, ntasks, deadline);
+    if (rc < 0)
+        return rc;
     memset(&st, 0, sizeof st);
     return 0;
 }
