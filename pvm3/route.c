@@ -35,11 +35,23 @@ int pvmi_daemon_fd(void) { return pvmi.pvmd.fd; }
 int pvmi_tm_busy(void);
 int pvmi_route_may_request(void) { return !pvmi_tm_busy() && pvmi.tid > 0; }
 
-void pvmi_routes_sent_daemon(int tid, const struct pmsg *m)
+/* Returns a bit per route that wants its poll once the message is out
+ * (pvmi_routes_poll_wanted): polling before would let a route change its
+ * mind about tids whose messages are already bound for the daemon. */
+unsigned pvmi_routes_sent_daemon(int tid, const struct pmsg *m)
 {
+    unsigned want = 0;
     for (int i = 0; i < nroutes; i++)
-        if (routes[i].ops->sent_daemon)
-            routes[i].ops->sent_daemon(routes[i].ctx, tid, m);
+        if (routes[i].ops->sent_daemon && routes[i].ops->sent_daemon(routes[i].ctx, tid, m))
+            want |= 1u << i;
+    return want;
+}
+
+void pvmi_routes_poll_wanted(unsigned want)
+{
+    for (int i = 0; want && i < nroutes; i++)
+        if ((want & (1u << i)) && routes[i].ops->poll)
+            routes[i].ops->poll(routes[i].ctx);
 }
 
 int pvmi_routes_send(int tid, struct pmsg *m, int *sent)
@@ -165,8 +177,10 @@ int pvmi_send_daemon(int dst, struct pmsg *m)
 
 int pvmi_send_via_daemon(int dst, struct pmsg *m)
 {
-    pvmi_routes_sent_daemon(dst, m);
-    return pvmi_send_daemon(dst, m);
+    unsigned want = pvmi_routes_sent_daemon(dst, m);
+    int rc = pvmi_send_daemon(dst, m);
+    pvmi_routes_poll_wanted(want);
+    return rc;
 }
 
 int pvmi_send_msg(int dst, struct pmsg *m)

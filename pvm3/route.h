@@ -42,8 +42,11 @@ struct pvm_route_ops {
     /* Optional: look at an incoming message first; return 1 to consume it
      * (e.g. the route's own control traffic over the daemon). */
     int (*filter)(void *ctx, struct pmsg *m);
-    /* Optional: a user message to tid went through the daemon instead. */
-    void (*sent_daemon)(void *ctx, int tid, const struct pmsg *m);
+    /* Optional: a user message to tid goes through the daemon instead (a
+     * notice only).  Returns nonzero if the route wants its poll() called
+     * once the message is out (e.g. to start opening a link: that is done
+     * from poll, where a route may make daemon requests). */
+    int (*sent_daemon)(void *ctx, int tid, const struct pmsg *m);
     /* Optional: the task got its tid / is leaving. */
     void (*on_connect)(void *ctx);
     void (*on_exit)(void *ctx);

@@ -16,7 +16,8 @@ int pvmi_routes_poll(void);
 int pvmi_routes_fds(struct pollfd *fds, int max, int *timeout_ms);
 int pvmi_routes_filter(struct pmsg *m);
 void pvmi_routes_connected(void);
-void pvmi_routes_sent_daemon(int tid, const struct pmsg *m);
+unsigned pvmi_routes_sent_daemon(int tid, const struct pmsg *m);
+void pvmi_routes_poll_wanted(unsigned want);
 void pvmi_routes_exit(void);
 /* Nonzero if a route declared name's prefix its own (mailbox). */
 int pvmi_routes_own_name(const char *name);

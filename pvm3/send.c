@@ -126,16 +126,18 @@ int pvmi_mcast(const int *tids, int n, struct pmsg *m)
     if (k < 0)
         return k;
     int rc = 0, rest = 0;
+    unsigned want = 0;
     for (int i = 0; i < k && rc >= 0; i++) {
         int sent;
         rc = pvmi_routes_send(set[i], m, &sent);
         if (!sent) {
-            pvmi_routes_sent_daemon(set[i], m);
+            want |= pvmi_routes_sent_daemon(set[i], m);
             set[rest++] = set[i];
         }
     }
     if (rc >= 0)
         rc = pvmi_mcast_pvmd(set, rest, m);
+    pvmi_routes_poll_wanted(want);
     free(set);
     return rc;
 }

@@ -34,19 +34,15 @@ void pvmam_log(const char *fmt, ...)
 
 /* ---- route operations -------------------------------------------------- */
 
+/* No side effects (route.h): the first message to a peer goes through
+ * the daemon, and r_sent_daemon starts the link from there. */
 static int r_reaches(void *ctx, int tid)
 {
     (void)ctx;
     if (!pvmam.on)
         return 0;
     struct pvmam_peer *p = pvmam_peer_find(tid);
-    if (p && p->tx_open)
-        return 1;
-    if (!p && !(p = pvmam_peer_get(tid)))
-        return 0;
-    pvmam_link_work();
-    pvmam_link_consider(p);
-    return p->tx_open;
+    return p && p->tx_open;
 }
 
 static int r_send(void *ctx, int tid, struct pmsg *m)
@@ -67,16 +63,18 @@ static int r_send_bytes(void *ctx, int tid, int tag, int msgctx, const void *buf
     return pvmam_frag_send_bytes(p, tag, msgctx, buf, len);
 }
 
-static void r_sent_daemon(void *ctx, int tid, const struct pmsg *m)
+static int r_sent_daemon(void *ctx, int tid, const struct pmsg *m)
 {
     (void)ctx;
-    struct pvmam_peer *p = pvmam_peer_find(tid);
+    struct pvmam_peer *p = pvmam.on ? pvmam_peer_get(tid) : pvmam_peer_find(tid);
     if (p) {
         p->st.pvmd_msgs_sent++;
         p->st.pvmd_bytes_sent += m->len;
     }
     pvmam.total.pvmd_msgs_sent++;
     pvmam.total.pvmd_bytes_sent += m->len;
+    /* link work (a lookup, CONN, REQ) before the message goes, from poll */
+    return p && pvmam_link_want(p);
 }
 
 static int r_poll(void *ctx)

@@ -334,7 +334,16 @@ void pvmam_saw_daemon_msg(int src)
 static int has_work(const struct pvmam_peer *p)
 {
     return p->need_nak || (pvmam.on && (p->need_switch || p->need_ready || p->need_connect ||
-                                        p->check || waiting_switch(p)));
+                                        p->check || p->consider || waiting_switch(p)));
+}
+
+int pvmam_link_want(struct pvmam_peer *p)
+{
+    if (!pvmam.on)
+        return 0;
+    if (!p->ep && !p->dead && p->kind != PEER_STOCK && p->tid != pvmam.mytid)
+        defer(&p->consider);
+    return pending != 0;
 }
 
 void pvmam_link_work(void)
@@ -369,6 +378,10 @@ void pvmam_link_work(void)
         if (p->need_connect) {
             p->need_connect = 0;
             pvmam_link_connect(p);
+        }
+        if (p->consider) {
+            p->consider = 0;
+            pvmam_link_consider(p);
         }
         if (waiting_switch(p))
             check_alive(p);

@@ -42,6 +42,7 @@ struct pvmam_peer {
     long long alive_check_ms;   /* ...when to ask the pvmd if it still exists */
     int dead;             /* libam declared the endpoint dead */
     int check;            /* a daemon message came from it: look it up */
+    int consider;         /* we sent it one via the daemon: decide its route */
     int need_connect;     /* its REQ arrived: connect from a safe point */
     int need_switch;      /* accepted: send SWITCH from a safe point */
     int need_ready;       /* SWITCH arrived: send READY from a safe point */
@@ -117,6 +118,9 @@ int pvmam_link_opening(const struct pvmam_peer *p);
 void pvmam_saw_daemon_msg(int src);           /* a user message via the pvmd */
 /* Decide the route to a peer on the first message (may open the link). */
 void pvmam_link_consider(struct pvmam_peer *p);
+/* A user message to p goes through the daemon: note it for link work.
+ * Nonzero if there is link work to do. */
+int pvmam_link_want(struct pvmam_peer *p);
 /* Open the AM link to p as the connecting side (smaller tid). */
 int pvmam_link_connect(struct pvmam_peer *p);
 /* Control message tag to dst over the daemon route: ints, then a counted
