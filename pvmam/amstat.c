@@ -55,7 +55,7 @@ static void put_stats(struct pmsg *m, const struct pvmam_stats *s)
     pvmi_put_int(m, s->peers_am);
 }
 
-static int route_of(const struct pvmam_peer *p)
+static int route_of(const struct pvmx_peer *p)
 {
     if (p->dead)
         return PVMAM_ROUTE_DEAD;
@@ -73,10 +73,10 @@ static void answer(int dst, int seq)
     pvmi_put_int(m, AMSTAT_VERSION);
     pvmi_put_str(m, pvmam_transport());
     put_stats(m, &s);
-    int n = pvmam_peer_count();
+    int n = pvmx_peer_count();
     pvmi_put_int(m, n);
     for (int i = 0; i < n; i++) {
-        struct pvmam_peer *p = pvmam_peer_at(i);
+        struct pvmx_peer *p = pvmx_peer_at(i);
         pvmam_stats(p->tid, &s);
         pvmi_put_int(m, p->tid);
         pvmi_put_int(m, route_of(p));

@@ -24,7 +24,7 @@ static int parse_uint(const char *name, unsigned lo, unsigned hi, unsigned *out)
     return 0;
 }
 
-int pvmam_read_config(struct pvmam_config *cfg)
+int pvmx_read_config(struct pvmx_config *cfg)
 {
     strcpy(cfg->transport, "tcp");
     cfg->depth = 8;
@@ -52,7 +52,7 @@ int pvmam_read_config(struct pvmam_config *cfg)
     return bad ? -1 : 0;
 }
 
-void pvmam_export_env(void)
+void pvmx_export_env(void)
 {
     static const char *const names[] = { "PVMAM_TRANSPORT", "PVMAM_DEPTH", "PVMAM_TIMEOUT",
                                          "PVMAM_VERBOSE" };

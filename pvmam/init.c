@@ -26,13 +26,13 @@ static struct {
     int ndone, go;
 } st;
 
-void pvmam_init_note(struct pmsg *m)
+void pvmx_init_note(struct pmsg *m)
 {
     int v[2];
     switch (m->tag) {
     case PVMAM_TAG_HELLO:
         if (st.nhello < MAX_TASKS &&
-            pvmam_ctrl_unpack(m, v, 2, st.hello_addr[st.nhello], ADDR_MAX) >= 0 &&
+            pvmx_ctrl_unpack(m, v, 2, st.hello_addr[st.nhello], ADDR_MAX) >= 0 &&
             v[0] == m->src) {
             st.hello_tid[st.nhello] = v[0];
             st.hello_n[st.nhello] = v[1];
@@ -64,7 +64,7 @@ void pvmam_init_note(struct pmsg *m)
 static int wait_for(const int *flag, int want, long long deadline)
 {
     while (*flag < want) {
-        long long left = deadline - pvmam_now_ms();
+        long long left = deadline - pvmx_now_ms();
         if (left <= 0)
             return PvmSysErr;
         int rc = pvmi_progress(left > 100 ? 100 : (int)left);
@@ -78,11 +78,11 @@ static int links_open(int me)
 {
     int open = 0;
     for (int i = 0; i < st.table_n; i++) {
-        if (st.table_tid[i] == me || !st.table_addr[i][0] || !pvmam.on) {
+        if (st.table_tid[i] == me || !st.table_addr[i][0] || !pvmx.on) {
             open++;
             continue;
         }
-        struct pvmam_peer *p = pvmam_peer_find(st.table_tid[i]);
+        struct pvmx_peer *p = pvmx_peer_find(st.table_tid[i]);
         if (p && ((p->tx_open && p->rx_open) || p->kind == PEER_STOCK || p->dead))
             open++;
     }
@@ -93,19 +93,19 @@ static int connect_all(int me, long long deadline)
 {
     for (int i = 0; i < st.table_n; i++) {
         int tid = st.table_tid[i];
-        if (tid <= me || !st.table_addr[i][0] || !pvmam.on)
+        if (tid <= me || !st.table_addr[i][0] || !pvmx.on)
             continue;
-        struct pvmam_peer *p = pvmam_peer_get(tid);
+        struct pvmx_peer *p = pvmx_peer_get(tid);
         if (!p)
             return PvmNoMem;
         if (!p->tx_open && p->kind != PEER_STOCK) {
             p->kind = PEER_AM;
             snprintf(p->addr, sizeof p->addr, "%s", st.table_addr[i]);
-            pvmam_link_connect(p);
+            pvmx_link_connect(p);
         }
     }
     while (links_open(me) < st.table_n) {
-        if (pvmam_now_ms() >= deadline)
+        if (pvmx_now_ms() >= deadline)
             return PvmSysErr;
         int rc = pvmi_progress(100);
         if (rc < 0)
@@ -148,7 +148,7 @@ static int master_table(int me, int ntasks, const char *addr, long long deadline
         for (int i = 0; i < n; i++)
             pvmi_put_counted(m, st.table_addr[i]);
     }
-    pvmam_ctrl_post(m, PVMAM_TAG_TABLE, tids + 1, ntasks - 1);
+    pvmx_ctrl_post(m, PVMAM_TAG_TABLE, tids + 1, ntasks - 1);
     if (bad)
         return fail("tasks disagree on the number of tasks", PvmMismatch);
     return 0;
@@ -158,11 +158,11 @@ static int master_table(int me, int ntasks, const char *addr, long long deadline
 static int child_table(int me, int parent, int ntasks, const char *addr, long long deadline)
 {
     int v[2] = { me, ntasks };
-    int rc = pvmam_send_ctrl(parent, PVMAM_TAG_HELLO, v, 2, addr);
+    int rc = pvmx_send_ctrl(parent, PVMAM_TAG_HELLO, v, 2, addr);
     if (rc < 0)
         return fail("cannot reach the parent", rc);
     while (st.table_n == 0) {
-        if (pvmam_now_ms() >= deadline)
+        if (pvmx_now_ms() >= deadline)
             return fail("no answer from the master in time", PvmSysErr);
         if ((rc = pvmi_progress(100)) < 0)
             return rc;
@@ -179,10 +179,10 @@ static int release(int me, int parent, int ntasks, long long deadline)
         if (wait_for(&st.ndone, ntasks - 1, deadline) < 0)
             return fail("not every task connected in time", PvmSysErr);
         for (int i = 1; i < ntasks; i++)
-            pvmam_send_ctrl(st.table_tid[i], PVMAM_TAG_GO, NULL, 0, NULL);
+            pvmx_send_ctrl(st.table_tid[i], PVMAM_TAG_GO, NULL, 0, NULL);
         return 0;
     }
-    pvmam_send_ctrl(parent, PVMAM_TAG_DONE, &me, 1, NULL);
+    pvmx_send_ctrl(parent, PVMAM_TAG_DONE, &me, 1, NULL);
     if (wait_for(&st.go, 1, deadline) < 0)
         return fail("no go from the master in time", PvmSysErr);
     return 0;
@@ -197,9 +197,9 @@ int pvmam_init(int ntasks)
         return me;
     if (ntasks == 1)
         return 0;
-    long long deadline = pvmam_now_ms() + pvmam.cfg.timeout_ms;
+    long long deadline = pvmx_now_ms() + pvmx.cfg.timeout_ms;
     int parent = pvm_parent();
-    const char *addr = pvmam.on ? pvmam.addr : "";
+    const char *addr = pvmx.on ? pvmx.addr : "";
     int rc = parent < 0 ? master_table(me, ntasks, addr, deadline)
                         : child_table(me, parent, ntasks, addr, deadline);
     if (rc < 0)

@@ -25,7 +25,7 @@
 #include "pvmam_int.h"
 
 static int pending;      /* peers with deferred work */
-static int working;      /* pvmam_link_work is on the stack */
+static int working;      /* pvmx_link_work is on the stack */
 
 static void mbox_name(char *buf, size_t n, int tid)
 {
@@ -37,13 +37,13 @@ static void mbox_name(char *buf, size_t n, int tid)
 /* Strings travel as {int length, bytes} so a receiver can bound them;
  * everything is packed in pvm3's internal buffers (route.h), never the
  * user's current ones. */
-int pvmam_ctrl_post(struct pmsg *m, int tag, const int *dsts, int n)
+int pvmx_ctrl_post(struct pmsg *m, int tag, const int *dsts, int n)
 {
     int rc = 0;
     for (int i = 0; rc >= 0 && i < n; i++) {
         m->tag = tag;
         m->ctx = SYSCTX_TC;
-        m->src = pvmam.mytid;
+        m->src = pvmx.mytid;
         m->dst = dsts[i];
         rc = pvmi_send_daemon(dsts[i], m);
     }
@@ -51,7 +51,7 @@ int pvmam_ctrl_post(struct pmsg *m, int tag, const int *dsts, int n)
     return rc;
 }
 
-int pvmam_send_ctrl(int dst, int tag, const int *ints, int nint, const char *str)
+int pvmx_send_ctrl(int dst, int tag, const int *ints, int nint, const char *str)
 {
     struct pmsg *m = pvmi_xbuf();
     if (!m)
@@ -63,10 +63,10 @@ int pvmam_send_ctrl(int dst, int tag, const int *ints, int nint, const char *str
         pmsg_free(m);
         return rc;
     }
-    return pvmam_ctrl_post(m, tag, &dst, 1);
+    return pvmx_ctrl_post(m, tag, &dst, 1);
 }
 
-int pvmam_ctrl_unpack(struct pmsg *m, int *ints, int nint, char *str, size_t max)
+int pvmx_ctrl_unpack(struct pmsg *m, int *ints, int nint, char *str, size_t max)
 {
     int rc = pvmi_get_ints(m, ints, nint);
     if (rc >= 0 && str)
@@ -76,14 +76,14 @@ int pvmam_ctrl_unpack(struct pmsg *m, int *ints, int nint, char *str, size_t max
 
 /* ---- the mailbox ------------------------------------------------------- */
 
-int pvmam_publish(void)
+int pvmx_publish(void)
 {
     char name[32];
-    mbox_name(name, sizeof name, pvmam.mytid);
+    mbox_name(name, sizeof name, pvmx.mytid);
     struct pmsg *m = pvmi_xbuf();
     if (!m)
         return PvmNoMem;
-    int rc = pvmi_put_counted(m, pvmam.addr);
+    int rc = pvmi_put_counted(m, pvmx.addr);
     if (rc >= 0)
         rc = pvmi_mbox_put(name, -1, PvmMboxDefault, m->mid);
     pmsg_free(m);
@@ -92,7 +92,7 @@ int pvmam_publish(void)
 
 /* 1 found (p->addr set), 0 not there, <0 error.  The user's receive
  * buffer is left alone (pvm_recvinfo would replace it). */
-static int lookup(struct pvmam_peer *p)
+static int lookup(struct pvmx_peer *p)
 {
     char name[32];
     mbox_name(name, sizeof name, p->tid);
@@ -100,7 +100,7 @@ static int lookup(struct pvmam_peer *p)
     int rc = pvmi_mbox_get(name, 0, PvmMboxDefault, &m);
     if (rc < 0)
         return rc == PvmNotFound ? 0 : rc;
-    rc = pvmam_ctrl_unpack(m, NULL, 0, p->addr, sizeof p->addr);
+    rc = pvmx_ctrl_unpack(m, NULL, 0, p->addr, sizeof p->addr);
     if (rc >= 0 && !p->addr[0])
         rc = PvmBadMsg;
     pmsg_free(m);
@@ -111,13 +111,13 @@ static int lookup(struct pvmam_peer *p)
 
 /* No AM link to p from now on: close what there is and keep the daemon
  * route for good (a refused or failed link is not retried). */
-static void give_up(struct pvmam_peer *p, const char *why, int rc)
+static void give_up(struct pvmx_peer *p, const char *why, int rc)
 {
-    pvmam_log("no AM link to t%x (%s: %s); using the daemon route", p->tid, why,
+    pvmx_log("no AM link to t%x (%s: %s); using the daemon route", p->tid, why,
               am_strerror(rc));
     if (p->ep) {
-        am_remove_task(pvmam.ifc, p->tid);
-        am_deallocate_task(pvmam.ifc, p->ep);
+        am_remove_task(pvmx.ifc, p->tid);
+        am_deallocate_task(pvmx.ifc, p->ep);
         p->ep = NULL;
     }
     p->kind = PEER_STOCK;
@@ -131,11 +131,11 @@ static void give_up(struct pvmam_peer *p, const char *why, int rc)
 #define ALIVE_FIRST_MS 200
 #define ALIVE_EVERY_MS 1000
 
-static int waiting_switch(const struct pvmam_peer *p) { return p->conn_sent && !p->rx_open; }
+static int waiting_switch(const struct pvmx_peer *p) { return p->conn_sent && !p->rx_open; }
 
-static void check_alive(struct pvmam_peer *p)
+static void check_alive(struct pvmx_peer *p)
 {
-    long long now = pvmam_now_ms();
+    long long now = pvmx_now_ms();
     if (now < p->alive_check_ms || !pvmi_route_may_request())
         return;
     p->alive_check_ms = now + ALIVE_EVERY_MS;
@@ -153,55 +153,55 @@ static void defer(int *flag)
 
 /* As the smaller tid: connect and announce it (CONN).  Our user messages
  * keep the daemon route until L's SWITCH says it has accepted. */
-int pvmam_link_connect(struct pvmam_peer *p)
+int pvmx_link_connect(struct pvmx_peer *p)
 {
     if (p->ep || p->kind != PEER_AM || p->dead)
         return 0;
-    int rc = am_allocate_task(pvmam.ifc, &p->ep);
+    int rc = am_allocate_task(pvmx.ifc, &p->ep);
     if (rc < 0)
         return give_up(p, "allocate", rc), rc;
-    rc = am_connect_task(pvmam.ifc, p->ep, p->addr);
+    rc = am_connect_task(pvmx.ifc, p->ep, p->addr);
     if (rc < 0)
         return give_up(p, "connect", rc), rc;
-    rc = am_insert_task(pvmam.ifc, p->ep, p->tid);
+    rc = am_insert_task(pvmx.ifc, p->ep, p->tid);
     if (rc < 0)
         return give_up(p, "insert", rc), rc;
-    if (pvmam_send_ctrl(p->tid, PVMAM_TAG_CONN, &pvmam.mytid, 1, pvmam.addr) < 0)
+    if (pvmx_send_ctrl(p->tid, PVMAM_TAG_CONN, &pvmx.mytid, 1, pvmx.addr) < 0)
         return give_up(p, "daemon", AM_ERR_SYS), PvmSysErr;
     p->conn_sent = 1;
-    p->alive_check_ms = pvmam_now_ms() + ALIVE_FIRST_MS;
+    p->alive_check_ms = pvmx_now_ms() + ALIVE_FIRST_MS;
     pending++;   /* link work watches the wait for SWITCH */
-    pvmam_log("connected to t%x at %s", p->tid, p->addr);
+    pvmx_log("connected to t%x at %s", p->tid, p->addr);
     return 0;
 }
 
 /* As the larger tid: accept the connector's link (its CONN arrived).  Our
  * AMs may go once SWITCH is out (link work, at a safe point): S holds any
  * that overtake it. */
-static void link_accept(struct pvmam_peer *p)
+static void link_accept(struct pvmx_peer *p)
 {
     if (p->tx_open || p->ep)
         return;
-    int rc = am_allocate_task(pvmam.ifc, &p->ep);
+    int rc = am_allocate_task(pvmx.ifc, &p->ep);
     if (rc >= 0)
-        rc = am_accept_task(pvmam.ifc, p->ep, p->addr);
+        rc = am_accept_task(pvmx.ifc, p->ep, p->addr);
     if (rc >= 0)
-        rc = am_insert_task(pvmam.ifc, p->ep, p->tid);
+        rc = am_insert_task(pvmx.ifc, p->ep, p->tid);
     if (rc < 0) {
         give_up(p, "accept", rc);
         defer(&p->need_nak);   /* S must not wait for a SWITCH */
         return;
     }
     defer(&p->need_switch);   /* sent from a safe point: we may be mid-input */
-    pvmam_log("accepted t%x at %s", p->tid, p->addr);
+    pvmx_log("accepted t%x at %s", p->tid, p->addr);
 }
 
-void pvmam_link_consider(struct pvmam_peer *p)
+void pvmx_link_consider(struct pvmx_peer *p)
 {
-    if (!pvmam.on || p->ep || p->dead || p->kind == PEER_STOCK || p->tid == pvmam.mytid)
+    if (!pvmx.on || p->ep || p->dead || p->kind == PEER_STOCK || p->tid == pvmx.mytid)
         return;
     if (p->kind == PEER_UNKNOWN) {
-        long long now = pvmam_now_ms();
+        long long now = pvmx_now_ms();
         if (now < p->retry_ms || !pvmi_route_may_request())
             return;
         int rc = lookup(p);
@@ -215,10 +215,10 @@ void pvmam_link_consider(struct pvmam_peer *p)
         }
         p->kind = PEER_AM;
     }
-    if (pvmam.mytid < p->tid) {
-        pvmam_link_connect(p);
+    if (pvmx.mytid < p->tid) {
+        pvmx_link_connect(p);
     } else if (!p->requested) {
-        if (pvmam_send_ctrl(p->tid, PVMAM_TAG_REQ, &pvmam.mytid, 1, pvmam.addr) >= 0)
+        if (pvmx_send_ctrl(p->tid, PVMAM_TAG_REQ, &pvmx.mytid, 1, pvmx.addr) >= 0)
             p->requested = 1;
     }
 }
@@ -228,18 +228,18 @@ void pvmam_link_consider(struct pvmam_peer *p)
 /* Control messages that came while AM was starting, in arrival order. */
 static struct pvmi_msgq early;
 
-void pvmam_ctrl_replay_early(void)
+void pvmx_ctrl_replay_early(void)
 {
     struct pmsg *m;
     while ((m = pvmi_msgq_take(&early)))
-        pvmam_ctrl_filter(m);
+        pvmx_ctrl_filter(m);
 }
 
 /* AM is off here (or failed to start): a connector must not wait. */
 static void refuse(struct pmsg *m)
 {
-    if (m->tag == PVMAM_TAG_CONN && !pvmam.exiting) {
-        struct pvmam_peer *p = pvmam_peer_get(m->src);
+    if (m->tag == PVMAM_TAG_CONN && !pvmx.exiting) {
+        struct pvmx_peer *p = pvmx_peer_get(m->src);
         if (p) {
             p->kind = PEER_STOCK;
             defer(&p->need_nak);
@@ -248,20 +248,20 @@ static void refuse(struct pmsg *m)
     pmsg_free(m);
 }
 
-int pvmam_ctrl_filter(struct pmsg *m)
+int pvmx_ctrl_filter(struct pmsg *m)
 {
     if (!PVMAM_IS_CTRL(m))
         return 0;
     if (PVMAM_IS_INIT(m->tag)) {
-        pvmam_init_note(m);
+        pvmx_init_note(m);
         pmsg_free(m);
         return 1;
     }
-    if (pvmam.starting) {   /* our address is out already: handle it once up */
+    if (pvmx.starting) {   /* our address is out already: handle it once up */
         pvmi_msgq_put(&early, m);
         return 1;
     }
-    struct pvmam_peer *p = pvmam.on ? pvmam_peer_get(m->src) : NULL;
+    struct pvmx_peer *p = pvmx.on ? pvmx_peer_get(m->src) : NULL;
     if (!p) {
         refuse(m);
         return 1;
@@ -269,9 +269,9 @@ int pvmam_ctrl_filter(struct pmsg *m)
     int with_addr = m->tag == PVMAM_TAG_REQ || m->tag == PVMAM_TAG_CONN;
     int who = 0;
     char addr[sizeof p->addr];
-    int rc = pvmam_ctrl_unpack(m, &who, with_addr, with_addr ? addr : NULL, sizeof addr);
+    int rc = pvmx_ctrl_unpack(m, &who, with_addr, with_addr ? addr : NULL, sizeof addr);
     if (rc < 0 || (with_addr && who != m->src)) {
-        pvmam_log("malformed control message from t%x dropped", m->src);
+        pvmx_log("malformed control message from t%x dropped", m->src);
         if (m->tag == PVMAM_TAG_CONN)
             defer(&p->need_nak);
         pmsg_free(m);
@@ -283,11 +283,11 @@ int pvmam_ctrl_filter(struct pmsg *m)
     }
     switch (m->tag) {
     case PVMAM_TAG_REQ:       /* we are the smaller tid: connect */
-        if (pvmam.mytid < p->tid && !p->ep)
+        if (pvmx.mytid < p->tid && !p->ep)
             defer(&p->need_connect);
         break;
     case PVMAM_TAG_CONN:      /* accept; its READY will open our receive side */
-        if (pvmam.mytid > p->tid)
+        if (pvmx.mytid > p->tid)
             link_accept(p);
         else
             defer(&p->need_nak);   /* the smaller tid never accepts */
@@ -295,17 +295,17 @@ int pvmam_ctrl_filter(struct pmsg *m)
     case PVMAM_TAG_SWITCH:    /* L accepted: its last daemon message */
         if (!p->conn_sent || p->rx_open)
             break;
-        pvmam_log("t%x accepted; switching to AM", p->tid);
+        pvmx_log("t%x accepted; switching to AM", p->tid);
         p->rx_open = 1;   /* conn_sent stays until READY is out */
-        pvmam_release_held(p);
+        pvmx_release_held(p);
         defer(&p->need_ready);
         break;
     case PVMAM_TAG_READY:     /* S's last daemon message */
         if (!p->ep || p->conn_sent || p->rx_open)
             break;
-        pvmam_log("t%x switched to AM", p->tid);
+        pvmx_log("t%x switched to AM", p->tid);
         p->rx_open = 1;
-        pvmam_release_held(p);
+        pvmx_release_held(p);
         break;
     case PVMAM_TAG_NAK:       /* L will not take AMs from us */
         if (p->conn_sent && !p->rx_open)
@@ -316,72 +316,72 @@ int pvmam_ctrl_filter(struct pmsg *m)
     return 1;
 }
 
-int pvmam_link_opening(const struct pvmam_peer *p)
+int pvmx_link_opening(const struct pvmx_peer *p)
 {
     return p->ep && !p->dead && !(p->tx_open && p->rx_open);
 }
 
 /* A user message came through the daemon from src. */
-void pvmam_saw_daemon_msg(int src)
+void pvmx_saw_daemon_msg(int src)
 {
-    if (!pvmam.on || src == pvmam.mytid || src <= 0 || (src & 0x3ffff) == 0)
+    if (!pvmx.on || src == pvmx.mytid || src <= 0 || (src & 0x3ffff) == 0)
         return;
-    struct pvmam_peer *p = pvmam_peer_get(src);
+    struct pvmx_peer *p = pvmx_peer_get(src);
     if (p && p->kind == PEER_UNKNOWN)
         defer(&p->check);
 }
 
-static int has_work(const struct pvmam_peer *p)
+static int has_work(const struct pvmx_peer *p)
 {
-    return p->need_nak || (pvmam.on && (p->need_switch || p->need_ready || p->need_connect ||
+    return p->need_nak || (pvmx.on && (p->need_switch || p->need_ready || p->need_connect ||
                                         p->check || p->consider || waiting_switch(p)));
 }
 
-int pvmam_link_want(struct pvmam_peer *p)
+int pvmx_link_want(struct pvmx_peer *p)
 {
-    if (!pvmam.on)
+    if (!pvmx.on)
         return 0;
-    if (!p->ep && !p->dead && p->kind != PEER_STOCK && p->tid != pvmam.mytid)
+    if (!p->ep && !p->dead && p->kind != PEER_STOCK && p->tid != pvmx.mytid)
         defer(&p->consider);
     return pending != 0;
 }
 
-void pvmam_link_work(void)
+void pvmx_link_work(void)
 {
     if (!pending || working)
         return;
     working = 1;
-    for (int i = 0; i < pvmam_peer_count(); i++) {
-        struct pvmam_peer *p = pvmam_peer_at(i);
+    for (int i = 0; i < pvmx_peer_count(); i++) {
+        struct pvmx_peer *p = pvmx_peer_at(i);
         if (p->need_nak) {
             p->need_nak = 0;
-            pvmam_log("refusing an AM link from t%x", p->tid);
-            pvmam_send_ctrl(p->tid, PVMAM_TAG_NAK, NULL, 0, NULL);
+            pvmx_log("refusing an AM link from t%x", p->tid);
+            pvmx_send_ctrl(p->tid, PVMAM_TAG_NAK, NULL, 0, NULL);
         }
-        if (!pvmam.on)
+        if (!pvmx.on)
             continue;
         if (p->need_switch) {
             p->need_switch = 0;
-            pvmam_log("switching to AM towards t%x", p->tid);
-            if (pvmam_send_ctrl(p->tid, PVMAM_TAG_SWITCH, NULL, 0, NULL) < 0)
+            pvmx_log("switching to AM towards t%x", p->tid);
+            if (pvmx_send_ctrl(p->tid, PVMAM_TAG_SWITCH, NULL, 0, NULL) < 0)
                 p->dead = 1;
             p->tx_open = 1;   /* SWITCH is our last daemon-route message to p */
         }
         if (p->need_ready) {
             /* READY is our last daemon-route message to p: AM after it */
             p->need_ready = 0;
-            if (pvmam_send_ctrl(p->tid, PVMAM_TAG_READY, NULL, 0, NULL) < 0)
+            if (pvmx_send_ctrl(p->tid, PVMAM_TAG_READY, NULL, 0, NULL) < 0)
                 p->dead = 1;
             p->tx_open = 1;
             p->conn_sent = 0;
         }
         if (p->need_connect) {
             p->need_connect = 0;
-            pvmam_link_connect(p);
+            pvmx_link_connect(p);
         }
         if (p->consider) {
             p->consider = 0;
-            pvmam_link_consider(p);
+            pvmx_link_consider(p);
         }
         if (waiting_switch(p))
             check_alive(p);
@@ -389,13 +389,13 @@ void pvmam_link_work(void)
             p->check = 0;
             p->retry_ms = 0;
             p->lookups = 2;   /* it spoke to us: one lookup decides */
-            pvmam_link_consider(p);
+            pvmx_link_consider(p);
         }
     }
     /* Recount: the sends above read input, and control messages that
      * arrived meanwhile may have deferred work for peers already passed. */
     pending = 0;
-    for (int i = 0; i < pvmam_peer_count(); i++)
-        pending += has_work(pvmam_peer_at(i));
+    for (int i = 0; i < pvmx_peer_count(); i++)
+        pending += has_work(pvmx_peer_at(i));
     working = 0;
 }
