@@ -225,6 +225,7 @@ int pvmi_beatask(void)
         return pvmi.dead ? PvmSysErr : 0;
     if (pvmi.dead)
         return PvmSysErr;
+    pvmi_routes_load();   /* their filters see the handshake's input too */
     char addr[256];
     int fd = -1;
     if (pvmi_addr_file(addr, sizeof addr) == 0) {

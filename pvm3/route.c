@@ -15,7 +15,7 @@ static struct {
 } routes[MAX_ROUTES];
 static int nroutes;
 
-int pvmi_route_register(const struct pvm_route_ops *ops, void *ctx)
+static int route_register(const struct pvm_route_ops *ops, void *ctx)
 {
     if (!ops || !ops->reaches || !ops->send)
         return PvmBadParam;
@@ -27,6 +27,16 @@ int pvmi_route_register(const struct pvm_route_ops *ops, void *ctx)
     if (pvmi.tid > 0 && ops->on_connect)
         ops->on_connect(ctx);
     return 0;
+}
+
+void pvmi_routes_load(void)
+{
+    static int loaded;
+    if (loaded)
+        return;
+    loaded = 1;
+    for (int i = 0; pvmi_route_table[i]; i++)
+        route_register(pvmi_route_table[i], NULL);
 }
 
 int pvmi_mytid(void) { return pvmi.tid; }

@@ -2,9 +2,12 @@
  * route.h - the route seam of pvm3: everything a route may use.
  *
  * Every user message to a task leaves through a route.  The daemon route
- * (through the pvmd socket) is built in and always last; another route,
- * such as pvmam's Active Messages route, registers here and is asked
- * first.  pvm3 knows nothing of what a route uses underneath: it only
+ * (through the pvmd socket) is built in and always last; other routes,
+ * such as pvmam's Active Messages route, are asked first.  A route is a
+ * const struct pvm_route_ops with external linkage, named in the build
+ * (PVM3_ROUTES in pvmam/local.mk): the generated table pvm3 reads keeps it
+ * in a static link too, where a self-registering constructor would be
+ * dropped with its unreferenced object.  pvm3 knows nothing of what a route uses underneath: it only
  * calls these operations, and a route reaches pvm3 only through the calls
  * declared below (pvm3's own side of the seam is route_int.h).
  *
@@ -54,9 +57,6 @@ struct pvm_route_ops {
      * own (pvm_getmboxinfo does not list them to the user). */
     const char *mbox_prefix;
 };
-
-/* Register a route (at most a few); 0, PvmBadParam or PvmOutOfRes. */
-int pvmi_route_register(const struct pvm_route_ops *ops, void *ctx);
 
 /* ---- the task and its daemon ------------------------------------------ */
 /* Connect to the pvmd if not yet (a public call's first step); 0 or a PVM

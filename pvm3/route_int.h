@@ -8,6 +8,11 @@
 
 #include "route.h"
 
+/* The routes the build names (generated, see route.h), NULL-terminated;
+ * route.c registers them before the task connects (pvmi_routes_load). */
+extern const struct pvm_route_ops *const pvmi_route_table[];
+void pvmi_routes_load(void);
+
 /* route.c: iterate the registered routes. */
 int pvmi_routes_send(int tid, struct pmsg *m, int *sent);
 int pvmi_send_via_daemon(int dst, struct pmsg *m);   /* note it, then send */

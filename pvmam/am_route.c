@@ -201,7 +201,8 @@ static void r_exit(void *ctx)
     pvmx_peers_free();
 }
 
-static const struct pvm_route_ops am_ops = {
+/* Named in PVM3_ROUTES (pvmam/local.mk). */
+const struct pvm_route_ops pvmx_am_route = {
     .name = "am",
     .reaches = r_reaches,
     .send = r_send,
@@ -214,10 +215,5 @@ static const struct pvm_route_ops am_ops = {
     .on_exit = r_exit,
     .mbox_prefix = PVMAM_MBOX_PREFIX,
 };
-
-__attribute__((constructor)) static void pvmx_register(void)
-{
-    pvmi_route_register(&am_ops, NULL);
-}
 
 const char *pvmam_transport(void) { return pvmx.on ? pvmx.cfg.transport : "off"; }

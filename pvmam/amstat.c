@@ -191,7 +191,8 @@ static void s_exit(void *ctx)
     as.nask = 0;
 }
 
-static const struct pvm_route_ops amstat_ops = {
+/* Named in PVM3_ROUTES (pvmam/local.mk). */
+const struct pvm_route_ops pvmx_amstat_route = {
     .name = "amstat",
     .reaches = s_reaches,
     .send = s_send,
@@ -200,11 +201,6 @@ static const struct pvm_route_ops amstat_ops = {
     .on_connect = s_connect,
     .on_exit = s_exit,
 };
-
-__attribute__((constructor)) static void amstat_register(void)
-{
-    pvmi_route_register(&amstat_ops, NULL);
-}
 
 /* ---- the asking side (public, pvmam.h) ---------------------------------- */
 
