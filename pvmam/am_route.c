@@ -1,8 +1,8 @@
 /*
- * am_route.c - the AM route: registers with pvm3's route seam when the
- * library loads, brings libam up when the task connects to its pvmd, and
- * then asks pvm3 to watch the daemon socket (SIGIO) so the fast path makes
- * no system call for it.
+ * am_route.c - the AM route (pvmx_am_route, named in PVM3_ROUTES of
+ * pvmam/local.mk, so pvm3 registers it before it connects): brings libam
+ * up when the task connects to its pvmd, then asks pvm3 to watch the
+ * daemon socket (SIGIO) so the fast path makes no system call for it.
  */
 #include <stdarg.h>
 #include <stdio.h>

@@ -11,8 +11,8 @@
  * transport, totals, peers}.  A task busy outside PVM calls answers late;
  * the asker's wait is bounded and it reports "no answer".
  *
- * This file registers its own route (with pvm3's route seam, route.h) that
- * carries no user messages: it only filters the two control tags and
+ * This file is a route of its own (pvm3's route seam, route.h; named in
+ * PVM3_ROUTES of pvmam/local.mk) that carries no user messages: it only filters the two control tags and
  * answers from the route's poll, a safe point for sending.
  */
 #include <stdio.h>
