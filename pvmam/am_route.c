@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include "pvmam_int.h"
 
 struct pvmx_state pvmx = { .cfg = { .transport = "off" } };
