@@ -1,7 +1,7 @@
 /*
  * catchout.c - pvm_catchout: children's stdout/stderr come to us as
  * TC_OUTPUT control messages (the pvmd sends output to the sink we give
- * spawned tasks, pvm-protocol.md 7.3) and are written to a FILE line by
+ * spawned tasks, docs/protocol.md) and are written to a FILE line by
  * line, "[tNNN] " in front when PvmShowTids is on, as stock does.  At
  * pvm_exit we wait until every child we heard of has closed its output.
  */
@@ -131,9 +131,9 @@ void pvmi_catchout_msg(struct pmsg *m)
 int pvm_catchout(FILE *ff)
 {
     if (ff) {
-        int rc = pvmi_beatask();
+        int rc = pvmi_enter("pvm_catchout");
         if (rc < 0)
-            return pvmi_err("pvm_catchout", rc);
+            return rc;
         pvmi.c_outtid = pvmi.tid;
         pvmi.c_outctx = SYSCTX_TC;
         pvmi.c_outtag = TC_OUTPUT;

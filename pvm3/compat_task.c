@@ -17,7 +17,7 @@ int pvmbeatask(void)
 }
 
 /* Close the daemon connection the way a task that dies does: the pvmd
- * cleans up on EOF (pvm-protocol.md 11). */
+ * cleans up on EOF (docs/protocol.md). */
 int pvmendtask(void)
 {
     pvmi_disconnect();

@@ -1,7 +1,7 @@
 /*
  * conn.c - becoming a PVM task: find the local pvmd (PVMSOCK or the
  * address file), connect, run the TM_CONNECT / TM_CONN2 authentication
- * handshake (pvm-protocol.md 2 and 4); pvm_mytid, pvm_parent, pvm_exit.
+ * handshake (docs/protocol.md); pvm_mytid, pvm_parent, pvm_exit.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,11 +14,11 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include "lpvm.h"
-#include "route.h"
+#include "route_int.h"
 #include "compat.h"
 
 struct pvmi_state pvmi = {
-    .pvmd = { .fd = -1, .peer = PVMI_TIDPVMD },
+    .pvmd = { .fd = -1 },
     .route = PvmAllowDirect,
     .autoerr = 1,
     .showtids = 1,   /* stock default */
@@ -112,10 +112,30 @@ static int make_auth_file(char *path, size_t size)
     return -1;
 }
 
-static int handshake(void)
+/* Each side proves it may write the other's file: we read a byte the
+ * pvmd wrote to ours, then write one to its.  0 or PvmSysErr. */
+static int prove_files(const char *tpath, const char *dpath)
+{
+    char c;
+    int fd = open(tpath, O_RDONLY);
+    int ok = fd >= 0 && read(fd, &c, 1) == 1;
+    if (fd >= 0)
+        close(fd);
+    unlink(tpath);
+    if (!ok)
+        return PvmSysErr;
+    fd = open(dpath, O_WRONLY);
+    ok = fd >= 0 && write(fd, "/", 1) == 1;
+    if (fd >= 0)
+        close(fd);
+    return ok ? 0 : PvmSysErr;
+}
+
+/* TM_CONNECT: protocol version and the authentication files. */
+static int connect_step(void)
 {
     char tpath[512], dpath[512];
-    struct pmsg *req = NULL, *rep = NULL;
+    struct pmsg *req, *rep = NULL;
     int rc, v, ack;
 
     if (make_auth_file(tpath, sizeof tpath) < 0)
@@ -125,43 +145,31 @@ static int handshake(void)
     pvmi_put_str(req, tpath);
     rc = pvmi_tm_call(TM_CONNECT, req, &rep);
     pmsg_free(req);
-    if (rc < 0)
-        goto out_t;
-    rc = PvmSysErr;
-    if (pvmi_get_int(rep, &v) < 0 || pvmi_get_int(rep, &ack) < 0 ||
-        pvmi_get_str(rep, dpath, sizeof dpath) < 0)
-        goto out_t;
-    if (v != TDPROTOCOL || !ack) {
-        rc = v != TDPROTOCOL ? PvmBadVersion : PvmSysErr;
-        goto out_t;
+    if (rc >= 0) {
+        rc = PvmSysErr;
+        if (pvmi_get_int(rep, &v) >= 0 && pvmi_get_int(rep, &ack) >= 0 &&
+            pvmi_get_str(rep, dpath, sizeof dpath) >= 0)
+            rc = v != TDPROTOCOL ? PvmBadVersion : !ack ? PvmSysErr : 0;
     }
-    /* the pvmd proved it can write our file; we prove we can write its */
-    char c;
-    int fd = open(tpath, O_RDONLY);
-    if (fd < 0 || read(fd, &c, 1) != 1) {
-        if (fd >= 0)
-            close(fd);
-        goto out_t;
-    }
-    close(fd);
-    unlink(tpath);
-    fd = open(dpath, O_WRONLY);
-    if (fd < 0 || write(fd, "/", 1) != 1) {
-        if (fd >= 0)
-            close(fd);
-        goto out_rep;
-    }
-    close(fd);
     pmsg_free(rep);
-    rep = NULL;
+    if (rc < 0) {
+        unlink(tpath);
+        return rc;
+    }
+    return prove_files(tpath, dpath);
+}
 
+/* TM_CONN2: our pid (and the pvmd's exec id, task name); the answer is
+ * our tid, parent, output and trace destinations. */
+static int conn2_step(void)
+{
     const char *epid = getenv("PVMEPID");
-    req = pvmi_xbuf();
+    struct pmsg *req = pvmi_xbuf(), *rep = NULL;
     pvmi_put_int(req, (int)getpid());
     pvmi_put_int(req, epid ? (int)strtol(epid, NULL, 0) : 0);
     if (pvmmytaskname)   /* pvmsettaskname() before joining */
         pvmi_put_str(req, pvmmytaskname);
-    rc = pvmi_tm_call(TM_CONN2, req, &rep);
+    int rc = pvmi_tm_call(TM_CONN2, req, &rep);
     pmsg_free(req);
     if (rc < 0)
         return rc;
@@ -169,9 +177,9 @@ static int handshake(void)
     rc = PvmSysErr;
     for (int i = 0; i < 10; i++)
         if (pvmi_get_int(rep, &f[i]) < 0)
-            goto out_rep;
+            goto out;
     if (!f[0])
-        goto out_rep;
+        goto out;
     pvmi.tid = f[1];
     pvmi.ptid = f[2];
     pvmi.outtid = f[3];
@@ -185,12 +193,15 @@ static int handshake(void)
     pvmi_get_str(rep, pvmi.inaddr, sizeof pvmi.inaddr);
     pvmi_get_int(rep, &pvmi.schedtid);
     rc = 0;
-    goto out_rep;
-out_t:
-    unlink(tpath);
-out_rep:
+out:
     pmsg_free(rep);
     return rc;
+}
+
+static int handshake(void)
+{
+    int rc = connect_step();
+    return rc < 0 ? rc : conn2_step();
 }
 
 static void init_options(void)
@@ -214,6 +225,7 @@ int pvmi_beatask(void)
         return pvmi.dead ? PvmSysErr : 0;
     if (pvmi.dead)
         return PvmSysErr;
+    pvmi_routes_load();   /* their filters see the handshake's input too */
     char addr[256];
     int fd = -1;
     if (pvmi_addr_file(addr, sizeof addr) == 0) {
@@ -251,17 +263,17 @@ int pvmi_beatask(void)
 
 int pvm_mytid(void)
 {
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter("pvm_mytid");
     if (rc < 0)
-        return pvmi_err("pvm_mytid", rc);
+        return rc;
     return pvmi.tid;
 }
 
 int pvm_parent(void)
 {
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter("pvm_parent");
     if (rc < 0)
-        return pvmi_err("pvm_parent", rc);
+        return rc;
     if (pvmi.ptid == PvmParentNotSet)
         return PvmParentNotSet;
     if (pvmi.ptid == 0)
@@ -271,13 +283,8 @@ int pvm_parent(void)
 
 void pvmi_disconnect(void)
 {
+    pvmi_dwatch_stop();
     pvmi_routes_exit();
-    while (pvmi.direct) {
-        struct pvmi_conn *c = pvmi.direct;
-        pvmi.direct = c->next;
-        pvmi_conn_close(c);
-        free(c);
-    }
     pvmi_conn_close(&pvmi.pvmd);
     pvmi.tid = 0;
     pvmi.ptid = 0;

@@ -1,12 +1,12 @@
 /*
- * ctrl.c - TC_* control messages (pvm-protocol.md 8.4): consumed inside
+ * ctrl.c - TC_* control messages (docs/protocol.md): consumed inside
  * the library, never handed to user receives.  Runs at a safe point (not
  * inside another send), so a handler may send.
  */
 #include <stdlib.h>
 #include "lpvm.h"
 #include "compat.h"
-#include "route.h"
+#include "route_int.h"
 
 /* A stock peer asks for a direct route.  We answer at once with a polite
  * refusal (ack 1): the peer keeps the pvmd route and never blocks. */

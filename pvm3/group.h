@@ -1,6 +1,6 @@
 /*
  * group.h - pvm3 internal: the client side of the dynamic group server
- * pvmgs (pvm-protocol.md 10), shared by group.c (membership, barrier,
+ * pvmgs (docs/protocol.md), shared by group.c (membership, barrier,
  * broadcast) and group_coll.c (reduce, gather, scatter).
  */
 #ifndef PVM3_GROUP_H
@@ -16,7 +16,7 @@ enum {
 };
 
 /* Group state word pvmgs appends to some replies; STATIC is followed by
- * the frozen map (pvm-protocol.md 10). */
+ * the frozen map (docs/protocol.md). */
 #define PVMI_GS_STATIC 1
 
 /* Ask pvmgs (found or started on first use); the reply in *rep. */

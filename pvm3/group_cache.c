@@ -1,7 +1,7 @@
 /*
  * group_cache.c - frozen groups kept in the task, as stock libgpvm3 keeps
  * them.  Once pvmgs answers with the STATIC state it appends the frozen
- * map (pvm-protocol.md 10: name, member count, instance table, hosts);
+ * map (docs/protocol.md: name, member count, instance table, hosts);
  * from then on membership queries about that group are answered from the
  * map, so a task can still learn the tid of an instance that has left.
  * The map is dropped when we leave the group or our tid changes

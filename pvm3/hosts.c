@@ -11,9 +11,9 @@
 
 static int host_req(const char *fn, int tag, char **names, int count, int *svp)
 {
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter(fn);
     if (rc < 0)
-        return pvmi_err(fn, rc);
+        return rc;
     /* the pvmd drops bad counts without a reply: check first */
     if (count < 1 || count > MAXHOSTS || !names)
         return pvmi_err(fn, PvmBadParam);
@@ -87,20 +87,18 @@ int pvm_delhosts(char **names, int count, int *svp)
  * round trip (a signed timeval with usec in 0..999999, as stock). */
 int pvm_hostsync(int host, struct timeval *sclk, struct timeval *delta)
 {
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter("pvm_hostsync");
     if (rc < 0)
-        return pvmi_err("pvm_hostsync", rc);
-    struct pmsg *req = pvmi_xbuf(), *rep = NULL;
-    if (!req)
-        return pvmi_err("pvm_hostsync", PvmNoMem);
-    pvmi_put_int(req, host);
+        return rc;
+    struct pmsg *req = pvmi_xbuf(), *rep;
+    if (req)
+        pvmi_put_int(req, host);
     struct timeval a, b;
     gettimeofday(&a, NULL);
-    rc = pvmi_tm_call(TM_HOSTSYNC, req, &rep);
+    rc = pvmi_tm_ask("pvm_hostsync", TM_HOSTSYNC, req, &rep);
     gettimeofday(&b, NULL);
-    pmsg_free(req);
     if (rc < 0)
-        return pvmi_err("pvm_hostsync", rc);
+        return rc;
     int st, t[2] = { 0, 0 };
     if ((rc = pvmi_get_int(rep, &st)) >= 0 && st >= 0) {
         pvmi_get_int(rep, &t[0]);

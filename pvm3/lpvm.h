@@ -11,13 +11,9 @@
 #include <pvmproto.h>
 #include "pmsg.h"
 #include "perr.h"
+#include "tid.h"
+#include "route.h"
 
-/* Tid layout (pvm-protocol.md 1.1). */
-#define PVMI_TIDPVMD  ((int)0x80000000)
-#define PVMI_TIDGID   0x40000000
-#define PVMI_TIDHOST  0x3ffc0000
-#define PVMI_TIDLOCAL 0x0003ffff
-#define PVMI_IS_TASK(t) ((((unsigned)(t)) & 0xc0000000u) == 0 && ((t) & PVMI_TIDLOCAL) != 0)
 
 #define PVMI_FRAGHDR 16
 #define PVMI_MSGHDR  32
@@ -35,12 +31,11 @@ struct pvmi_rasm {
     struct pmsg *m;
 };
 
-/* A stream socket carrying PVM fragments: the pvmd, or a direct route.
+/* The stream socket carrying PVM fragments to and from the pvmd.
  * Input is parsed out of a small read buffer (several small fragments per
  * read); big payloads are read straight into their final place. */
 struct pvmi_conn {
     int fd;               /* -1 when closed */
-    int peer;             /* PVMI_TIDPVMD or the peer task's tid */
     int phase;            /* what the next input bytes are (wire.c) */
     unsigned char hdr[PVMI_FRAGHDR];
     unsigned char mhdr[PVMI_MSGHDR];
@@ -50,7 +45,6 @@ struct pvmi_conn {
     struct pvmi_rasm *rasm;
     char *ib;             /* read buffer */
     size_t ib_off, ib_len;
-    struct pvmi_conn *next;  /* list of direct routes */
 };
 
 struct pvmi_state {
@@ -64,7 +58,6 @@ struct pvmi_state {
     int ctx;              /* current message context */
     int nextwid;
     struct pvmi_conn pvmd;
-    struct pvmi_conn *direct;   /* direct routes to tasks */
     /* library options (pvm_setopt) */
     int route, debugmask, autoerr, fragsize, resvtids, showtids;
     int polltype, polltime, noreset;
@@ -79,6 +72,14 @@ extern struct pvmi_state pvmi;
 
 /* conn.c: connect to the pvmd (once); PVM code. */
 int pvmi_beatask(void);
+/* The first lines of a public call that needs the pvmd: be a task, else
+ * report the error under fn's name.  0 or that (reported) error.  Inline:
+ * every send and receive starts with it. */
+static inline int pvmi_enter(const char *fn)
+{
+    int rc = pvmi_beatask();
+    return rc < 0 ? pvmi_err(fn, rc) : 0;
+}
 void pvmi_disconnect(void);
 int pvmi_addr_file(char *buf, size_t size);
 
@@ -88,8 +89,8 @@ int pvmi_conn_input(struct pvmi_conn *c);   /* read what is there; <0 on EOF/err
 void pvmi_conn_close(struct pvmi_conn *c);
 unsigned long pvmi_bad_fragments(void);
 
-/* rxq.c: the receive queue and incoming-message dispatch. */
-void pvmi_deliver(struct pmsg *m);
+/* rxq.c: the receive queue and incoming-message dispatch (pvmi_deliver
+ * and pvmi_progress are in route.h). */
 struct pmsg *pvmi_rxq_match(int src, int tag, int ctx);
 struct pmsg *pvmi_rxq_match_fn(int src, int tag, int (*fn)(int, int, int));
 void pvmi_rxq_remove(struct pmsg *m);
@@ -98,21 +99,27 @@ void pvmi_rxq_remove(struct pmsg *m);
 void pvmi_run_pending(void);
 void pvmi_rxq_reset(void);   /* drop everything queued */
 void pvmi_note_input(void);
-/* wait for input on every source, at most timeout_ms (-1: forever). */
-int pvmi_progress(int timeout_ms);
 
 /* tm.c: requests to the pvmd. */
 int pvmi_tm_call(int tag, struct pmsg *req, struct pmsg **reply);
 int pvmi_tm_send(int tag, struct pmsg *req);   /* no reply expected */
+/* A public call's request: send req (freed here; NULL: it could not be
+ * allocated) and wait for the reply.  0 with *rep set (caller frees), or
+ * the error, reported under fn's name. */
+int pvmi_tm_ask(const char *fn, int tag, struct pmsg *req, struct pmsg **rep);
+/* A request whose reply starts with a status word: send req (freed here,
+ * as above) and return that status or the request's error, unreported.
+ * The reply stays in *rep when rep is not NULL and the status is >= 0
+ * (caller frees). */
+int pvmi_tm_status(int tag, struct pmsg *req, struct pmsg **rep);
 
-/* xbuf.c: pack/unpack in internal (non-user) buffers, XDR. */
-struct pmsg *pvmi_xbuf(void);
-int pvmi_put_int(struct pmsg *m, int v);
-int pvmi_put_ints(struct pmsg *m, const int *v, int n);
-int pvmi_put_str(struct pmsg *m, const char *s);
-int pvmi_get_int(struct pmsg *m, int *v);
-int pvmi_get_str(struct pmsg *m, char *s, size_t max);
+/* xbuf.c: internal buffers (the rest is in route.h). */
 char *pvmi_get_strdup(struct pmsg *m);   /* NULL on error */
+
+/* route.c: the daemon route's fragment body, and the size pvm_getopt
+ * reports for it (PvmFragSize). */
+size_t pvmi_frag_body(void);
+int pvmi_frag_size(void);
 
 /* send.c: route a user message to one task (any route). */
 int pvmi_send_msg(int dst, struct pmsg *m);

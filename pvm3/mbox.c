@@ -1,5 +1,5 @@
 /*
- * mbox.c - the message mailbox (TM_DB, pvm-protocol.md 6.2): pvm_putinfo,
+ * mbox.c - the message mailbox (TM_DB, docs/protocol.md): pvm_putinfo,
  * pvm_recvinfo, pvm_delinfo, pvm_getmboxinfo, the 3.3 calls pvm_insert,
  * pvm_lookup, pvm_delete, and pvm_getnoresets.  Stored messages travel in
  * the packed-message format of pvm_pkmesg (9.5).
@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lpvm.h"
+#include "route_int.h"
 
 /* Request header shared by every opcode. */
 static struct pmsg *db_req(int op, const char *name, int index, int flags)
@@ -20,22 +21,6 @@ static struct pmsg *db_req(int op, const char *name, int index, int flags)
     pvmi_put_int(req, index);
     pvmi_put_int(req, flags);
     return req;
-}
-
-/* Send req, return the first int of the reply (index or error); the reply
- * itself in *rep when wanted. */
-static int db_call(struct pmsg *req, struct pmsg **rep)
-{
-    struct pmsg *r = NULL;
-    int rc = pvmi_tm_call(TM_DB, req, &r);
-    int v = PvmSysErr;
-    if (rc >= 0 && (rc = pvmi_get_int(r, &v)) >= 0)
-        rc = v;
-    if (rep && rc >= 0)
-        *rep = r;
-    else
-        pmsg_free(r);
-    return rc;
 }
 
 /* pvm_pkmesg / pvm_upkmesg work on the current buffers: borrow them. */
@@ -70,10 +55,11 @@ int pvmi_mbox_put(const char *name, int index, int flags, int mid)
     if (!req)
         return PvmNoMem;
     rc = pack_inner(req, mid);
-    if (rc >= 0)
-        rc = db_call(req, NULL);
-    pmsg_free(req);
-    return rc;
+    if (rc < 0) {
+        pmsg_free(req);
+        return rc;
+    }
+    return pvmi_tm_status(TM_DB, req, NULL);
 }
 
 /* The stored message as a new buffer in *out (index returned). */
@@ -83,11 +69,8 @@ int pvmi_mbox_get(const char *name, int index, int flags, struct pmsg **out)
     int rc = pvmi_beatask();
     if (rc < 0)
         return rc;
-    struct pmsg *req = db_req(TMDB_GET, name, index, flags), *rep = NULL;
-    if (!req)
-        return PvmNoMem;
-    rc = db_call(req, &rep);
-    pmsg_free(req);
+    struct pmsg *rep = NULL;
+    rc = pvmi_tm_status(TM_DB, db_req(TMDB_GET, name, index, flags), &rep);
     if (rc >= 0) {
         if (!(*out = unpack_inner(rep)))
             rc = PvmBadMsg;
@@ -101,12 +84,7 @@ static int mbox_del(const char *name, int index, int flags)
     int rc = pvmi_beatask();
     if (rc < 0)
         return rc;
-    struct pmsg *req = db_req(TMDB_REMOVE, name, index, flags);
-    if (!req)
-        return PvmNoMem;
-    rc = db_call(req, NULL);
-    pmsg_free(req);
-    return rc;
+    return pvmi_tm_status(TM_DB, db_req(TMDB_REMOVE, name, index, flags), NULL);
 }
 
 /* Stock reports some expected outcomes only through pvm_errno. */
@@ -133,9 +111,9 @@ int pvm_recvinfo(char *name, int index, int flags)
 {
     if (!name || !*name || index < 0)
         return pvmi_err("pvm_recvinfo", PvmBadParam);
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter("pvm_recvinfo");
     if (rc < 0)
-        return pvmi_err("pvm_recvinfo", rc);
+        return rc;
     pmsg_set_rbuf_free_old(NULL);   /* like a receive, the old buffer goes */
     struct pmsg *m;
     rc = pvmi_mbox_get(name, index, flags, &m);
@@ -171,14 +149,11 @@ static void free_list(void)
 int pvm_getmboxinfo(char *pattern, int *nclasses, struct pvmmboxinfo **classes)
 {
     free_list();
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter("pvm_getmboxinfo");
     if (rc < 0)
-        return pvmi_err("pvm_getmboxinfo", rc);
-    struct pmsg *req = db_req(TMDB_NAMES, pattern ? pattern : "", 0, 0), *rep = NULL;
-    if (!req)
-        return pvmi_err("pvm_getmboxinfo", PvmNoMem);
-    rc = db_call(req, &rep);
-    pmsg_free(req);
+        return rc;
+    struct pmsg *rep = NULL;
+    rc = pvmi_tm_status(TM_DB, db_req(TMDB_NAMES, pattern ? pattern : "", 0, 0), &rep);
     if (rc < 0)
         return pvmi_err("pvm_getmboxinfo", rc);
     int n;
@@ -215,12 +190,12 @@ int pvm_getmboxinfo(char *pattern, int *nclasses, struct pvmmboxinfo **classes)
         free_list();
         return pvmi_err("pvm_getmboxinfo", rc);
     }
-    /* the AM route's own entries ("pvmam.<tid>": addresses) are not the
-     * user's business; stock tasks listing the mailbox do see them */
+    /* a route's own entries (route.h: mbox_prefix) are not the user's
+     * business; stock tasks listing the mailbox do see them */
     int kept = 0;
     for (int i = 0; i < n; i++) {
         struct pvmmboxinfo *c = &clist[i];
-        if (strncmp(c->mi_name, "pvmam.", 6)) {
+        if (!pvmi_routes_own_name(c->mi_name)) {
             clist[kept++] = *c;
             continue;
         }

@@ -22,26 +22,18 @@ char *pvmgetrsh(void)
     return (char *)(r && *r ? r : "/usr/bin/rsh");
 }
 
+/* The pvmd socket is the task's one descriptor (it opens no direct
+ * routes; a route's own descriptors are not the program's to watch). */
 int pvm_getfds(int **fds)
 {
-    static int *buf;
-    int rc = pvmi_beatask();
+    static int buf[1];
+    int rc = pvmi_enter("pvm_getfds");
     if (rc < 0)
-        return pvmi_err("pvm_getfds", rc);
-    int n = 1;
-    for (struct pvmi_conn *c = pvmi.direct; c; c = c->next)
-        n++;
-    int *b = realloc(buf, sizeof *b * (size_t)n);
-    if (!b)
-        return pvmi_err("pvm_getfds", PvmNoMem);
-    buf = b;
-    n = 0;
-    buf[n++] = pvmi.pvmd.fd;
-    for (struct pvmi_conn *c = pvmi.direct; c; c = c->next)
-        buf[n++] = c->fd;
+        return rc;
+    buf[0] = pvmi.pvmd.fd;
     if (fds)
         *fds = buf;
-    return n;
+    return 1;
 }
 
 /* Start a pvmd like stock: refuse when one answers already, else fork the

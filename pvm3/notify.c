@@ -1,5 +1,5 @@
 /*
- * notify.c - pvm_notify (TM_NOTIFY, pvm-protocol.md 6.2 and 7.1).  The
+ * notify.c - pvm_notify (TM_NOTIFY, docs/protocol.md).  The
  * request has no reply; the pvmd later sends the notification as an
  * ordinary message with the caller's context and tag, so it reaches the
  * receive queue like any other message.
@@ -8,9 +8,9 @@
 
 int pvm_notify(int what, int code, int count, int *vals)
 {
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter("pvm_notify");
     if (rc < 0)
-        return pvmi_err("pvm_notify", rc);
+        return rc;
     int kind = what & ~PvmNotifyCancel;
     int ntids = count;
     if (code < 0 && !pvmi.resvtids)

@@ -63,7 +63,7 @@ static int setopt(int what, int val)
     case PvmFragSize:
         if (val < 52 || val > 1048576)
             return pvmi_err("pvm_setopt", PvmBadParam);
-        old = pvmi.fragsize ? pvmi.fragsize : 4080;
+        old = pvmi_frag_size();
         pvmi.fragsize = val;
         return old;
     case PvmSelfOutputTid:
@@ -115,7 +115,7 @@ int pvm_getopt(int what)
     switch (what) {
     case PvmRoute: return pvmi.route;
     case PvmAutoErr: return pvmi_autoerr;
-    case PvmFragSize: return pvmi.fragsize ? pvmi.fragsize : 4080;
+    case PvmFragSize: return pvmi_frag_size();
     case PvmSelfOutputTid: return pvmi.outtid;
     case PvmSelfOutputCode: return pvmi.outtag;
     case PvmSelfOutputContext: return pvmi.outctx;

@@ -1,6 +1,6 @@
 /*
  * pack_xdr.c - PvmDataDefault: XDR, byte-exact with stock libpvm3 on LINUX64
- * (pvm-protocol.md 9.1): shorts travel as 4 sign-extended bytes, longs as
+ * (docs/protocol.md): shorts travel as 4 sign-extended bytes, longs as
  * their low 32 bits (zero-extended on unpack), byte arrays are padded to 4
  * after each call.  Converts straight between user memory and segments.
  */

@@ -1,7 +1,7 @@
 /*
  * pkmesg.c - a whole message packed inside another (pvm_pkmesg,
  * pvm_upkmesg, pvm_pkmesgbody): the mailbox and message-forwarding format
- * of pvm-protocol.md 9.5 (header words, then length-prefixed fragments).
+ * of docs/protocol.md (header words, then length-prefixed fragments).
  */
 #include <stdlib.h>
 #include <pvm3.h>

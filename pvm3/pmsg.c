@@ -8,6 +8,7 @@
 #include <sys/uio.h>
 #include <pvm3.h>
 #include "pmsg.h"
+#include "route.h"
 
 #define CHUNK_MIN ((size_t)4096)
 #define CHUNK_MAX ((size_t)1 << 20)
@@ -299,6 +300,14 @@ void pmsg_slice_start(const struct pmsg *m, struct pmsg_slicer *s)
     s->seg = m->head;
     s->off = 0;
     s->left = m->len;
+}
+
+void pvmi_slice_bytes(struct pmsg_slicer *s, struct pvm_seg *seg, const void *buf, size_t len)
+{
+    *seg = (struct pvm_seg){ .base = (char *)buf, .len = len };
+    s->seg = seg;
+    s->off = 0;
+    s->left = len;
 }
 
 int pmsg_slice(struct pmsg_slicer *s, size_t max, struct iovec *iov, int maxiov, size_t *bytes)

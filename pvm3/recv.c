@@ -9,7 +9,7 @@
 #include <time.h>
 #include "lpvm.h"
 #include "pack.h"
-#include "route.h"
+#include "route_int.h"
 
 size_t pvmi_psend_size(int type);
 
@@ -32,9 +32,9 @@ static long now_ms(void)
 /* Wait up to timeout_ms (-1 forever, 0 poll once) for a match. */
 static int wait_match(const char *fn, int src, int tag, long timeout_ms, struct pmsg **out)
 {
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter(fn);
     if (rc < 0)
-        return pvmi_err(fn, rc);
+        return rc;
     long deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
     int polled = 0;
     *out = NULL;
@@ -111,9 +111,9 @@ int pvm_probe(int tid, int tag)
 static int precv_wait(int src, int tag, int bytes_only, void *buf, size_t cap,
                       struct pmsg **out, int *landed, int *lsrc, int *ltag)
 {
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter("pvm_precv");
     if (rc < 0)
-        return pvmi_err("pvm_precv", rc);
+        return rc;
     *landed = 0;
     pvmi_run_pending();   /* as in wait_match */
     if ((*out = find(src, tag)) || match_fn)

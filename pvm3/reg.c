@@ -13,18 +13,6 @@
 #include <pvmtev.h>
 #include "lpvm.h"
 
-int pvmi_mbox_put(const char *name, int index, int flags, int mid);
-
-static int call1(const char *fn, int tag, struct pmsg *req, struct pmsg **rep)
-{
-    int v = PvmSysErr;
-    int rc = pvmi_tm_call(tag, req, rep);
-    if (rc >= 0 && (rc = pvmi_get_int(*rep, &v)) >= 0)
-        rc = v;
-    (void)fn;
-    return rc;
-}
-
 /* Announce (or withdraw) ourselves in a mailbox class. */
 static void announce(const char *cls, int on, int *index, const int *extra, int nextra,
                      const char *str, int flags)
@@ -53,16 +41,13 @@ static void announce(const char *cls, int on, int *index, const int *extra, int 
 /* Tasker and hoster: each call toggles registration. */
 static int toggle(const char *fn, int tag, const char *cls, int *imit, int *index)
 {
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter(fn);
     if (rc < 0)
-        return pvmi_err(fn, rc);
-    struct pmsg *req = pvmi_xbuf(), *rep = NULL;
-    if (!req)
-        return pvmi_err(fn, PvmNoMem);
-    pvmi_put_int(req, !*imit);
-    rc = call1(fn, tag, req, &rep);
-    pmsg_free(req);
-    pmsg_free(rep);
+        return rc;
+    struct pmsg *req = pvmi_xbuf();
+    if (req)
+        pvmi_put_int(req, !*imit);
+    rc = pvmi_tm_status(tag, req, NULL);
     if (rc == 0) {
         *imit = !*imit;
         announce(cls, *imit, index, NULL, 0, NULL, PvmMboxMultiInstance);
@@ -85,22 +70,20 @@ int pvm_reg_hoster(void)
 int pvm_reg_tracer(int tctx, int ttag, int octx, int otag, char *tmask, int tbuf, int topt)
 {
     static int imit, index = -1;
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter("pvm_reg_tracer");
     if (rc < 0)
-        return pvmi_err("pvm_reg_tracer", rc);
-    struct pmsg *req = pvmi_xbuf(), *rep = NULL;
-    if (!req)
-        return pvmi_err("pvm_reg_tracer", PvmNoMem);
+        return rc;
+    struct pmsg *req = pvmi_xbuf();
     int v[6] = { tctx, ttag, octx, otag, tbuf, topt };
-    pvmi_put_int(req, !imit);
-    if (!imit) {
-        pvmi_put_ints(req, v, 4);
-        pvmi_put_str(req, tmask ? tmask : "");
-        pvmi_put_ints(req, v + 4, 2);
+    if (req) {
+        pvmi_put_int(req, !imit);
+        if (!imit) {
+            pvmi_put_ints(req, v, 4);
+            pvmi_put_str(req, tmask ? tmask : "");
+            pvmi_put_ints(req, v + 4, 2);
+        }
     }
-    rc = call1("pvm_reg_tracer", TM_TRACER, req, &rep);
-    pmsg_free(req);
-    pmsg_free(rep);
+    rc = pvmi_tm_status(TM_TRACER, req, NULL);
     if (rc == 0) {
         imit = !imit;
         announce(PVMTRACERCLASS, imit, &index, v, 4, tmask ? tmask : "", PvmMboxDefault);
@@ -112,14 +95,11 @@ int pvm_reg_rm(struct pvmhostinfo **hip)
 {
     static struct pvmhostinfo hi;
     static int index = -1;
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter("pvm_reg_rm");
     if (rc < 0)
-        return pvmi_err("pvm_reg_rm", rc);
-    struct pmsg *req = pvmi_xbuf(), *rep = NULL;
-    if (!req)
-        return pvmi_err("pvm_reg_rm", PvmNoMem);
-    rc = call1("pvm_reg_rm", TM_SCHED, req, &rep);
-    pmsg_free(req);
+        return rc;
+    struct pmsg *rep = NULL;
+    rc = pvmi_tm_status(TM_SCHED, pvmi_xbuf(), &rep);
     if (rc >= 0) {
         free(hi.hi_name);
         free(hi.hi_arch);

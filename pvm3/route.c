@@ -1,9 +1,11 @@
 /*
  * route.c - registered routes (see route.h) and the built-in daemon route.
  */
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include "lpvm.h"
-#include "route.h"
+#include "route_int.h"
 
 #define MAX_ROUTES 4
 
@@ -13,7 +15,7 @@ static struct {
 } routes[MAX_ROUTES];
 static int nroutes;
 
-int pvm_route_register(const struct pvm_route_ops *ops, void *ctx)
+static int route_register(const struct pvm_route_ops *ops, void *ctx)
 {
     if (!ops || !ops->reaches || !ops->send)
         return PvmBadParam;
@@ -27,32 +29,39 @@ int pvm_route_register(const struct pvm_route_ops *ops, void *ctx)
     return 0;
 }
 
+void pvmi_routes_load(void)
+{
+    static int loaded;
+    if (loaded)
+        return;
+    loaded = 1;
+    for (int i = 0; pvmi_route_table[i]; i++)
+        route_register(pvmi_route_table[i], NULL);
+}
+
 int pvmi_mytid(void) { return pvmi.tid; }
 int pvmi_daemon_fd(void) { return pvmi.pvmd.fd; }
 
 int pvmi_tm_busy(void);
 int pvmi_route_may_request(void) { return !pvmi_tm_busy() && pvmi.tid > 0; }
 
-void pvmi_routes_sent_daemon(int tid, const struct pmsg *m)
+/* Returns a bit per route that wants its poll once the message is out
+ * (pvmi_routes_poll_wanted): polling before would let a route change its
+ * mind about tids whose messages are already bound for the daemon. */
+unsigned pvmi_routes_sent_daemon(int tid, const struct pmsg *m)
 {
+    unsigned want = 0;
     for (int i = 0; i < nroutes; i++)
-        if (routes[i].ops->sent_daemon)
-            routes[i].ops->sent_daemon(routes[i].ctx, tid, m);
+        if (routes[i].ops->sent_daemon && routes[i].ops->sent_daemon(routes[i].ctx, tid, m))
+            want |= 1u << i;
+    return want;
 }
 
-int pvmi_routes_daemon_ready(void)
+void pvmi_routes_poll_wanted(unsigned want)
 {
-    int r = -1;
-    for (int i = 0; i < nroutes; i++) {
-        if (!routes[i].ops->daemon_ready)
-            continue;
-        int v = routes[i].ops->daemon_ready(routes[i].ctx);
-        if (v > 0)
-            r = 1;
-        else if (v == 0 && r < 0)
-            r = 0;
-    }
-    return r;
+    for (int i = 0; want && i < nroutes; i++)
+        if ((want & (1u << i)) && routes[i].ops->poll)
+            routes[i].ops->poll(routes[i].ctx);
 }
 
 int pvmi_routes_send(int tid, struct pmsg *m, int *sent)
@@ -123,6 +132,16 @@ void pvmi_routes_connected(void)
             routes[i].ops->on_connect(routes[i].ctx);
 }
 
+int pvmi_routes_own_name(const char *name)
+{
+    for (int i = 0; i < nroutes; i++) {
+        const char *p = routes[i].ops->mbox_prefix;
+        if (p && *p && !strncmp(name, p, strlen(p)))
+            return 1;
+    }
+    return 0;
+}
+
 void pvmi_routes_exit(void)
 {
     for (int i = 0; i < nroutes; i++)
@@ -132,10 +151,10 @@ void pvmi_routes_exit(void)
 
 /* ---- the daemon route ------------------------------------------------ */
 
-static size_t frag_body(void)
+size_t pvmi_frag_body(void)
 {
     /* A user-chosen PvmFragSize is honoured (minus the header room stock
-     * reserves, protocol 3.3).  By default a message of up to 16 MiB is
+     * reserves, docs/protocol.md).  By default a message of up to 16 MiB is
      * one fragment, as stock sends a pvm_psend: the pvmd forwards one
      * fragment at a fixed cost, stock receivers take any size, and several
      * big fragments in flight were measured to stall a fresh pvmd (about
@@ -146,29 +165,32 @@ static size_t frag_body(void)
     return e ? (size_t)atol(e) : PVMI_DEFAULT_FRAGBODY;
 }
 
-static struct pvmi_conn *direct_conn(int tid)
+/* What pvm_getopt(PvmFragSize) reports: the fragment size in use, its
+ * body plus the header room (the inverse of the above). */
+int pvmi_frag_size(void)
 {
-    for (struct pvmi_conn *c = pvmi.direct; c; c = c->next)
-        if (c->peer == tid && c->fd >= 0)
-            return c;
-    return NULL;
+    if (pvmi.fragsize > 0)
+        return pvmi.fragsize;
+    size_t n = pvmi_frag_body() + 48;
+    return n > INT_MAX ? INT_MAX : (int)n;
 }
 
 int pvmi_send_daemon(int dst, struct pmsg *m)
 {
     if (pvmi.dead || pvmi.pvmd.fd < 0)
         return PvmSysErr;
-    struct pvmi_conn *c = direct_conn(dst);
-    int rc = pvmi_conn_send(c ? c : &pvmi.pvmd, dst, m, frag_body());
-    if (rc < 0 && !c)
+    int rc = pvmi_conn_send(&pvmi.pvmd, dst, m, pvmi_frag_body());
+    if (rc < 0)
         pvmi.dead = 1;
     return rc;
 }
 
 int pvmi_send_via_daemon(int dst, struct pmsg *m)
 {
-    pvmi_routes_sent_daemon(dst, m);
-    return pvmi_send_daemon(dst, m);
+    unsigned want = pvmi_routes_sent_daemon(dst, m);
+    int rc = pvmi_send_daemon(dst, m);
+    pvmi_routes_poll_wanted(want);
+    return rc;
 }
 
 int pvmi_send_msg(int dst, struct pmsg *m)

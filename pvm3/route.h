@@ -1,11 +1,15 @@
 /*
- * route.h - the route seam of pvm3.
+ * route.h - the route seam of pvm3: everything a route may use.
  *
  * Every user message to a task leaves through a route.  The daemon route
- * (through the pvmd socket, or a direct socket a stock peer asked for) is
- * built in and always last; another route, such as pvmam's Active Messages
- * route, registers here and is asked first.  pvm3 knows nothing of what a
- * route uses underneath: it only calls these operations.
+ * (through the pvmd socket) is built in and always last; other routes,
+ * such as pvmam's Active Messages route, are asked first.  A route is a
+ * const struct pvm_route_ops with external linkage, named in the build
+ * (PVM3_ROUTES in pvmam/local.mk): the generated table pvm3 reads keeps it
+ * in a static link too, where a self-registering constructor would be
+ * dropped with its unreferenced object.  pvm3 knows nothing of what a route uses underneath: it only
+ * calls these operations, and a route reaches pvm3 only through the calls
+ * declared below (pvm3's own side of the seam is route_int.h).
  *
  * Incoming messages from any route go to pvmi_deliver(), which feeds the
  * one receive queue (control messages are consumed there).  Waiting blocks
@@ -15,11 +19,15 @@
 #define PVM3_ROUTE_H
 
 #include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
 #include "pmsg.h"
+#include "tid.h"
 
 struct pvm_route_ops {
     const char *name;
-    /* Nonzero if this route carries user messages to tid right now. */
+    /* Nonzero if this route carries user messages to tid right now.  No
+     * side effects: it may be called at any time, also from inside a send. */
     int (*reaches)(void *ctx, int tid);
     /* Send m (tag, ctx, encoding set) to tid.  0 or a PVM error code.
      * The message stays owned by the caller. */
@@ -37,46 +45,79 @@ struct pvm_route_ops {
     /* Optional: look at an incoming message first; return 1 to consume it
      * (e.g. the route's own control traffic over the daemon). */
     int (*filter)(void *ctx, struct pmsg *m);
-    /* Optional: a user message to tid went through the daemon instead. */
-    void (*sent_daemon)(void *ctx, int tid, const struct pmsg *m);
-    /* Optional: a route that watches the daemon socket (e.g. with SIGIO)
-     * says whether it may have input: 1 yes (and forgets it), 0 no.  Then
-     * pvm3 reads that socket only when told, and spins on the routes
-     * briefly before blocking.  -1: not watching (or leave it NULL). */
-    int (*daemon_ready)(void *ctx);
+    /* Optional: a user message to tid goes through the daemon instead (a
+     * notice only).  Returns nonzero if the route wants its poll() called
+     * once the message is out (e.g. to start opening a link: that is done
+     * from poll, where a route may make daemon requests). */
+    int (*sent_daemon)(void *ctx, int tid, const struct pmsg *m);
     /* Optional: the task got its tid / is leaving. */
     void (*on_connect)(void *ctx);
     void (*on_exit)(void *ctx);
+    /* Optional: mailbox names starting with this prefix are the route's
+     * own (pvm_getmboxinfo does not list them to the user). */
+    const char *mbox_prefix;
 };
 
-/* Register a route (at most a few); 0 or PvmOutOfRes. */
-int pvm_route_register(const struct pvm_route_ops *ops, void *ctx);
-
-/* For routes: hand a complete incoming message to pvm3 (takes ownership). */
-void pvmi_deliver(struct pmsg *m);
-/* For routes: send through the daemon route regardless of other routes. */
-int pvmi_send_daemon(int dst, struct pmsg *m);
+/* ---- the task and its daemon ------------------------------------------ */
+/* Connect to the pvmd if not yet (a public call's first step); 0 or a PVM
+ * error code. */
+int pvmi_beatask(void);
 /* This task's tid (0 before connecting). */
 int pvmi_mytid(void);
-/* The pvmd socket (-1 before connecting), for routes that watch it. */
-int pvmi_daemon_fd(void);
+/* Hand a complete incoming message to pvm3 (takes ownership). */
+void pvmi_deliver(struct pmsg *m);
+/* Send through the daemon route regardless of other routes. */
+int pvmi_send_daemon(int dst, struct pmsg *m);
+/* A route with descriptors of its own asks pvm3 to watch the daemon socket
+ * (SIGIO): waiting then spins on the routes briefly before blocking, with
+ * no system call for that socket.  0 or PvmSysErr (then nothing changes). */
+int pvmi_route_watch_daemon(void);
 /* Nonzero when a route may make its own daemon requests (mailbox lookups)
  * now: not while the library waits for another request's reply. */
 int pvmi_route_may_request(void);
-/* Mailbox access that leaves the user's buffers alone (mbox.c): the
- * stored message as a new buffer in *out (caller frees), or an error. */
-int pvmi_mbox_get(const char *name, int index, int flags, struct pmsg **out);
 /* Wait for input on every source, at most timeout_ms (-1: forever);
  * >= 0 messages delivered or a PVM error code. */
 int pvmi_progress(int timeout_ms);
 
-/* Receive in place (sink.c).  When a message starts, a route asks
- * pvmi_sink_claim(); a nonzero token means a blocked pvm_precv wants it:
- * write the payload (after the 32-byte message header) where
- * pvmi_sink_dest() says, report each write with pvmi_sink_wrote() (also
- * bytes discarded when dest is NULL), and at the end hand the message
- * (header fields only, no body) to pvmi_sink_complete() instead of
- * pvmi_deliver(). */
+/* ---- the mailbox, leaving the user's buffers alone (mbox.c) ------------ */
+/* The stored message as a new buffer in *out (caller frees), or an error. */
+int pvmi_mbox_get(const char *name, int index, int flags, struct pmsg **out);
+/* Store m under name (index -1: a new entry); the index or an error. */
+int pvmi_mbox_put(const char *name, int index, int flags, int mid);
+
+/* ---- internal message buffers (xbuf.c): XDR, never the user's ----------- */
+struct pmsg *pvmi_xbuf(void);   /* a new empty buffer (pmsg_free it) */
+int pvmi_put_int(struct pmsg *m, int v);
+int pvmi_put_ints(struct pmsg *m, const int *v, int n);
+int pvmi_put_str(struct pmsg *m, const char *s);
+/* n bytes after an int count: {n, bytes}, as pvm_pkint + pvm_pkbyte. */
+int pvmi_put_counted(struct pmsg *m, const char *s);
+int pvmi_get_int(struct pmsg *m, int *v);
+int pvmi_get_ints(struct pmsg *m, int *v, int n);
+int pvmi_get_str(struct pmsg *m, char *s, size_t max);
+/* ...and back: PvmBadMsg unless it fits in max with its '\0'. */
+int pvmi_get_counted(struct pmsg *m, char *s, size_t max);
+
+/* ---- slicing outgoing bytes (pmsg.c) ----------------------------------- */
+/* A slicer over len bytes of caller memory (pvm_psend's array); seg is
+ * storage the slicer points at, kept alive while slicing. */
+void pvmi_slice_bytes(struct pmsg_slicer *s, struct pvm_seg *seg, const void *buf, size_t len);
+
+/* ---- a queue of messages held by a route (rxq.c) ------------------------ */
+struct pvmi_msgq {
+    struct pmsg *head, *tail;
+};
+void pvmi_msgq_put(struct pvmi_msgq *q, struct pmsg *m);   /* at the tail */
+struct pmsg *pvmi_msgq_take(struct pvmi_msgq *q);          /* head, or NULL */
+static inline int pvmi_msgq_empty(const struct pvmi_msgq *q) { return !q->head; }
+
+/* ---- receive in place (sink.c) ----------------------------------------- */
+/* When a message starts, a route asks pvmi_sink_claim(); a nonzero token
+ * means a blocked pvm_precv wants it: write the payload (after the 32-byte
+ * message header) where pvmi_sink_dest() says, report each write with
+ * pvmi_sink_wrote() (also bytes discarded when dest is NULL), and at the
+ * end hand the message (header fields only, no body) to
+ * pvmi_sink_complete() instead of pvmi_deliver(). */
 unsigned pvmi_sink_claim(int src, int tag, int ctx, uint32_t encword);
 /* (The message passed to complete or cancel may be NULL: a route need not
  * build one for a landing message; it is freed otherwise.) */
@@ -86,25 +127,5 @@ int pvmi_sink_live(unsigned token);   /* still wanted (the precv waits for it) *
 void pvmi_sink_complete(unsigned token, struct pmsg *m);
 /* ...or, if the message will never complete, pvmi_sink_cancel(). */
 void pvmi_sink_cancel(unsigned token, struct pmsg *m);
-
-/* pvm3 internal: pvm_precv's side of the sink. */
-void pvmi_sink_arm(int src, int tag, int ctx, int bytes_only, void *buf, size_t cap);
-int pvmi_sink_landing(void);
-int pvmi_sink_take(int *src, int *tag);   /* 1: a message landed (its source, tag) */
-size_t pvmi_sink_total(void);        /* its payload length */
-void pvmi_sink_saw(const struct pmsg *m);   /* m was queued */
-void pvmi_sink_disarm(void);
-
-/* pvm3 internal: iterate the registered routes. */
-int pvmi_routes_send(int tid, struct pmsg *m, int *sent);
-int pvmi_send_via_daemon(int dst, struct pmsg *m);   /* note it, then send */
-int pvmi_routes_send_bytes(int tid, int tag, int msgctx, const void *buf, size_t len, int *sent);
-int pvmi_routes_poll(void);
-int pvmi_routes_fds(struct pollfd *fds, int max, int *timeout_ms);
-int pvmi_routes_filter(struct pmsg *m);
-void pvmi_routes_connected(void);
-void pvmi_routes_sent_daemon(int tid, const struct pmsg *m);
-int pvmi_routes_daemon_ready(void);   /* -1: nobody watches the socket */
-void pvmi_routes_exit(void);
 
 #endif /* PVM3_ROUTE_H */

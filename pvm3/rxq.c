@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include "lpvm.h"
-#include "route.h"
+#include "route_int.h"
 
 int pvmi_tm_take_reply(struct pmsg *m);
 int pvmi_tm_busy(void);
@@ -124,22 +124,34 @@ void pvmi_run_pending(void)
         run_control();
 }
 
-static void conn_failed(struct pvmi_conn *c)
+/* Queues a route keeps for itself (route.h): the same link as the
+ * receive queue, which a held message is not on. */
+void pvmi_msgq_put(struct pvmi_msgq *q, struct pmsg *m)
 {
-    if (c == &pvmi.pvmd) {
-        pvmi.dead = 1;
-        pvmi_conn_close(c);
-        return;
-    }
-    /* a direct route broke: later messages go through the pvmd */
-    for (struct pvmi_conn **pp = &pvmi.direct; *pp; pp = &(*pp)->next) {
-        if (*pp == c) {
-            *pp = c->next;
-            pvmi_conn_close(c);
-            free(c);
-            return;
-        }
-    }
+    m->qnext = NULL;
+    if (q->tail)
+        q->tail->qnext = m;
+    else
+        q->head = m;
+    q->tail = m;
+}
+
+struct pmsg *pvmi_msgq_take(struct pvmi_msgq *q)
+{
+    struct pmsg *m = q->head;
+    if (!m)
+        return NULL;
+    q->head = m->qnext;
+    if (!q->head)
+        q->tail = NULL;
+    m->qnext = NULL;
+    return m;
+}
+
+static void daemon_failed(void)
+{
+    pvmi.dead = 1;
+    pvmi_conn_close(&pvmi.pvmd);
 }
 
 #define MAX_FDS 64
@@ -153,12 +165,62 @@ static long long now_us(void)
     return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
 }
 
-int pvmi_progress(int timeout_ms)
+/* Something arrived since the wait began, or there is work to run. */
+static int woken(unsigned long in_before)
+{
+    return ninput != in_before || chead || pvmi.dead;
+}
+
+/* The daemon socket is watched (dwatch.c), so it needs no system call
+ * until its signal comes: spin on the routes briefly, since a wake-up
+ * across cores costs more.  While a big message streams in, keep
+ * spinning: sleeping then would let the sender's socket fill and stall
+ * it too.  A caller's timeout still bounds the spin. */
+static void spin(int hint, int timeout_ms, unsigned long in_before)
+{
+    long long t = now_us(), spin_end = timeout_ms ? t + SPIN_US : 0;
+    long long limit = timeout_ms > 0 ? t + timeout_ms * 1000LL : -1;
+    for (unsigned spins = 0;; spins++) {
+        if (hint > 0 && pvmi_conn_input(&pvmi.pvmd) < 0)
+            daemon_failed();
+        if (woken(in_before))
+            break;
+        /* every poll makes a system call: a few of them between clock
+         * reads keep the spin bounded at a fraction of the cost */
+        if (!(spins % SPIN_CLOCK_EVERY) && (t = now_us()) >= spin_end)
+            break;
+        if (pvmi_routes_poll() > 0 && (limit < 0 || t + SPIN_US < limit))
+            spin_end = t + SPIN_US;
+        hint = pvmi_dwatch_ready();
+    }
+}
+
+/* Block in poll() on the daemon socket and every route's fds. */
+static int block(int timeout_ms)
 {
     struct pollfd fds[MAX_FDS];
-    struct pvmi_conn *conns[MAX_FDS];
-    unsigned long before = ndelivered, in_before = ninput;
     int n = 0;
+    fds[n++] = (struct pollfd){ .fd = pvmi.pvmd.fd, .events = POLLIN };
+    n += pvmi_routes_fds(fds + n, MAX_FDS - n, &timeout_ms);
+
+    int r = poll(fds, (nfds_t)n, timeout_ms);
+    if (r < 0 && errno != EINTR)
+        return PvmSysErr;
+    if (r > 0 && fds[0].revents && pvmi_conn_input(&pvmi.pvmd) < 0)
+        daemon_failed();
+    for (int i = 1; r > 0 && i < n; i++) {
+        if (fds[i].revents) {
+            pvmi_routes_poll();
+            break;
+        }
+    }
+    return 0;
+}
+
+int pvmi_progress(int timeout_ms)
+{
+    unsigned long before = ndelivered, in_before = ninput;
+    int rc = 0;
 
     if (pvmi.dead || pvmi.pvmd.fd < 0)
         return PvmSysErr;
@@ -166,61 +228,17 @@ int pvmi_progress(int timeout_ms)
     pvmi_routes_poll();
     if (ndelivered != before || chead)
         timeout_ms = 0;
-    /* A route watching the daemon socket tells when it has input, so the
-     * fast path makes no system call for it; waiting spins on the routes
-     * briefly (a wake-up across cores costs more) before blocking. */
-    int hint = pvmi_routes_daemon_ready();
+    int hint = pvmi_dwatch_ready();
     if (hint >= 0) {
-        /* While a big message streams in, keep spinning: sleeping then
-         * would let the sender's socket fill and stall it too.  A caller's
-         * timeout still bounds the spin. */
-        long long t = now_us(), spin_end = timeout_ms ? t + SPIN_US : 0;
-        long long limit = timeout_ms > 0 ? t + timeout_ms * 1000LL : -1;
-        for (unsigned spins = 0;; spins++) {
-            if (hint > 0 && pvmi_conn_input(&pvmi.pvmd) < 0)
-                conn_failed(&pvmi.pvmd);
-            if (ninput != in_before || chead || pvmi.dead)
-                break;
-            /* every poll makes a system call: a few of them between clock
-             * reads keep the spin bounded at a fraction of the cost */
-            if (!(spins % SPIN_CLOCK_EVERY) && (t = now_us()) >= spin_end)
-                break;
-            if (pvmi_routes_poll() > 0 && (limit < 0 || t + SPIN_US < limit))
-                spin_end = t + SPIN_US;
-            hint = pvmi_routes_daemon_ready();
-        }
-        if (ninput != in_before || chead || pvmi.dead || timeout_ms == 0)
+        spin(hint, timeout_ms, in_before);
+        if (woken(in_before) || timeout_ms == 0)
             goto out;
     }
-    conns[n] = &pvmi.pvmd;
-    fds[n++] = (struct pollfd){ .fd = pvmi.pvmd.fd, .events = POLLIN };
-    for (struct pvmi_conn *c = pvmi.direct; c && n < MAX_FDS / 2; c = c->next) {
-        conns[n] = c;
-        fds[n++] = (struct pollfd){ .fd = c->fd, .events = POLLIN };
-    }
-    int nconn = n;
-    n += pvmi_routes_fds(fds + n, MAX_FDS - n, &timeout_ms);
-
-    int r = poll(fds, (nfds_t)n, timeout_ms);
-    if (r < 0 && errno != EINTR) {
-        depth--;
-        return PvmSysErr;
-    }
-    for (int i = 0; r > 0 && i < nconn; i++) {
-        if (!fds[i].revents)
-            continue;
-        int rc = pvmi_conn_input(conns[i]);
-        if (rc < 0)
-            conn_failed(conns[i]);
-    }
-    for (int i = nconn; r > 0 && i < n; i++) {
-        if (fds[i].revents) {
-            pvmi_routes_poll();
-            break;
-        }
-    }
+    rc = block(timeout_ms);
 out:
     depth--;
+    if (rc < 0)
+        return rc;
     if (depth == 0 && !pvmi_tm_busy())
         run_control();
     if (pvmi.dead)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lpvm.h"
-#include "route.h"
+#include "route_int.h"
 
 static int check_dst(int tid)
 {
@@ -18,9 +18,9 @@ static int check_dst(int tid)
 
 int pvm_send(int tid, int tag)
 {
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter("pvm_send");
     if (rc < 0)
-        return pvmi_err("pvm_send", rc);
+        return rc;
     struct pmsg *m = pmsg_sbuf();
     if (!m)
         return pvmi_err("pvm_send", PvmNoBuf);
@@ -53,9 +53,9 @@ size_t pvmi_psend_size(int type)
 /* Raw bytes straight from the user's array: no packing, no copy. */
 int pvm_psend(int tid, int tag, void *buf, int len, int type)
 {
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter("pvm_psend");
     if (rc < 0)
-        return pvmi_err("pvm_psend", rc);
+        return rc;
     size_t es = pvmi_psend_size(type);
     if (!es || len < 0 || (len > 0 && !buf) || (tag < 0 && !pvmi.resvtids) ||
         check_dst(tid) < 0)
@@ -126,25 +126,27 @@ int pvmi_mcast(const int *tids, int n, struct pmsg *m)
     if (k < 0)
         return k;
     int rc = 0, rest = 0;
+    unsigned want = 0;
     for (int i = 0; i < k && rc >= 0; i++) {
         int sent;
         rc = pvmi_routes_send(set[i], m, &sent);
         if (!sent) {
-            pvmi_routes_sent_daemon(set[i], m);
+            want |= pvmi_routes_sent_daemon(set[i], m);
             set[rest++] = set[i];
         }
     }
     if (rc >= 0)
         rc = pvmi_mcast_pvmd(set, rest, m);
+    pvmi_routes_poll_wanted(want);
     free(set);
     return rc;
 }
 
 int pvm_mcast(int *tids, int ntask, int tag)
 {
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter("pvm_mcast");
     if (rc < 0)
-        return pvmi_err("pvm_mcast", rc);
+        return rc;
     struct pmsg *m = pmsg_sbuf();
     if (!m)
         return pvmi_err("pvm_mcast", PvmNoBuf);

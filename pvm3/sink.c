@@ -10,7 +10,7 @@
  */
 #include <string.h>
 #include "lpvm.h"
-#include "route.h"
+#include "route_int.h"
 
 static struct {
     int armed;            /* a precv is waiting */

@@ -1,5 +1,5 @@
 /*
- * spawn.c - pvm_spawn (TM_SPAWN, pvm-protocol.md 6.2) and pvm_siblings.
+ * spawn.c - pvm_spawn (TM_SPAWN, docs/protocol.md) and pvm_siblings.
  * Like stock, the parent multicasts TC_SIBLINGS to the new tasks.
  */
 #include <stdio.h>
@@ -72,9 +72,9 @@ static void send_siblings(const int *tids, int n)
 
 int pvm_spawn(char *file, char **argv, int flags, char *where, int count, int *tids)
 {
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter("pvm_spawn");
     if (rc < 0)
-        return pvmi_err("pvm_spawn", rc);
+        return rc;
     const char *ft = getenv("PVMTASK");
     if (ft)
         flags |= (int)strtol(ft, NULL, 0);
@@ -127,9 +127,9 @@ int pvm_spawn(char *file, char **argv, int flags, char *where, int count, int *t
 
 int pvm_siblings(int **tids)
 {
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter("pvm_siblings");
     if (rc < 0)
-        return pvmi_err("pvm_siblings", rc);
+        return rc;
     /* a task the pvmd did not start for a parent gets no TC_SIBLINGS */
     if (pvmi.nsiblings < 0 && (pvmi.ptid == 0 || pvmi.ptid == PvmParentNotSet)) {
         static int self;

@@ -12,19 +12,18 @@
 /* One request with an int-only body and an int status reply. */
 static int call_ints(const char *fn, int tag, const int *args, int n, int *status)
 {
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter(fn);
     if (rc < 0)
-        return pvmi_err(fn, rc);
-    struct pmsg *req = pvmi_xbuf(), *rep = NULL;
-    if (!req)
-        return pvmi_err(fn, PvmNoMem);
-    pvmi_put_ints(req, args, n);
-    rc = pvmi_tm_call(tag, req, &rep);
-    pmsg_free(req);
-    if (rc >= 0 && status && pvmi_get_int(rep, status) < 0)
-        rc = PvmSysErr;
+        return rc;
+    struct pmsg *req = pvmi_xbuf(), *rep;
+    if (req)
+        pvmi_put_ints(req, args, n);
+    if ((rc = pvmi_tm_ask(fn, tag, req, &rep)) < 0)
+        return rc;
+    if (status && pvmi_get_int(rep, status) < 0)
+        rc = pvmi_err(fn, PvmSysErr);
     pmsg_free(rep);
-    return rc < 0 ? pvmi_err(fn, rc) : 0;
+    return rc;
 }
 
 int pvm_sendsig(int tid, int signum)
@@ -56,20 +55,20 @@ int pvm_pstat(int tid)
 
 int pvm_mstat(char *host)
 {
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter("pvm_mstat");
     if (rc < 0)
-        return pvmi_err("pvm_mstat", rc);
+        return rc;
     if (!host || !*host)
         return pvmi_err("pvm_mstat", PvmBadParam);
-    struct pmsg *req = pvmi_xbuf(), *rep = NULL;
-    pvmi_put_str(req, host);
-    rc = pvmi_tm_call(TM_MSTAT, req, &rep);
-    pmsg_free(req);
+    struct pmsg *req = pvmi_xbuf(), *rep;
+    if (req)
+        pvmi_put_str(req, host);
+    if ((rc = pvmi_tm_ask("pvm_mstat", TM_MSTAT, req, &rep)) < 0)
+        return rc;
     int st = PvmSysErr;
-    if (rc >= 0)
-        pvmi_get_int(rep, &st);
+    pvmi_get_int(rep, &st);
     pmsg_free(rep);
-    return rc < 0 ? pvmi_err("pvm_mstat", rc) : st;
+    return st;
 }
 
 static struct pvmhostinfo *hosts;
@@ -88,14 +87,10 @@ static void free_hosts(void)
 
 int pvm_config(int *nhostp, int *narchp, struct pvmhostinfo **hostp)
 {
-    int rc = pvmi_beatask();
-    if (rc < 0)
-        return pvmi_err("pvm_config", rc);
-    struct pmsg *req = pvmi_xbuf(), *rep = NULL;
-    rc = pvmi_tm_call(TM_CONFIG, req, &rep);
-    pmsg_free(req);
-    if (rc < 0)
-        return pvmi_err("pvm_config", rc);
+    struct pmsg *rep;
+    int rc = pvmi_enter("pvm_config");
+    if (rc < 0 || (rc = pvmi_tm_ask("pvm_config", TM_CONFIG, pvmi_xbuf(), &rep)) < 0)
+        return rc;
     int nh, na;
     free_hosts();
     rc = PvmSysErr;
@@ -126,15 +121,14 @@ static int ntinfo;
 
 int pvm_tasks(int where, int *ntaskp, struct pvmtaskinfo **taskp)
 {
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter("pvm_tasks");
     if (rc < 0)
-        return pvmi_err("pvm_tasks", rc);
-    struct pmsg *req = pvmi_xbuf(), *rep = NULL;
-    pvmi_put_int(req, where);
-    rc = pvmi_tm_call(TM_TASK, req, &rep);
-    pmsg_free(req);
-    if (rc < 0)
-        return pvmi_err("pvm_tasks", rc);
+        return rc;
+    struct pmsg *req = pvmi_xbuf(), *rep;
+    if (req)
+        pvmi_put_int(req, where);
+    if ((rc = pvmi_tm_ask("pvm_tasks", TM_TASK, req, &rep)) < 0)
+        return rc;
     for (int i = 0; i < ntinfo; i++)
         free(tinfo[i].ti_a_out);
     free(tinfo);
@@ -180,11 +174,11 @@ int pvm_tidtohost(int tid)
 
 int pvm_halt(void)
 {
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter("pvm_halt");
     if (rc < 0)
-        return pvmi_err("pvm_halt", rc);
+        return rc;
     struct pmsg *req = pvmi_xbuf();
-    rc = pvmi_tm_send(TM_HALT, req);
+    rc = req ? pvmi_tm_send(TM_HALT, req) : PvmNoMem;
     pmsg_free(req);
     /* the pvmd exits; our connection ends with it */
     pvmi.dead = 1;
@@ -195,16 +189,16 @@ int pvm_tickle(int narg, int *argp, int *nresp, int *resp)
 {
     if (narg < 1 || narg > 10 || !argp)
         return pvmi_err("pvm_tickle", PvmBadParam);
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter("pvm_tickle");
     if (rc < 0)
-        return pvmi_err("pvm_tickle", rc);
-    struct pmsg *req = pvmi_xbuf(), *rep = NULL;
-    pvmi_put_int(req, narg);
-    pvmi_put_ints(req, argp, narg);
-    rc = pvmi_tm_call(TM_TICKLE, req, &rep);
-    pmsg_free(req);
-    if (rc < 0)
-        return pvmi_err("pvm_tickle", rc);
+        return rc;
+    struct pmsg *req = pvmi_xbuf(), *rep;
+    if (req) {
+        pvmi_put_int(req, narg);
+        pvmi_put_ints(req, argp, narg);
+    }
+    if ((rc = pvmi_tm_ask("pvm_tickle", TM_TICKLE, req, &rep)) < 0)
+        return rc;
     int n = 0;
     pvmi_get_int(rep, &n);
     for (int i = 0; i < n && i < 10; i++)
@@ -234,15 +228,15 @@ int pvm_archcode(char *arch)
 
 int pvm_getcontext(void)
 {
-    int rc = pvmi_beatask();
-    return rc < 0 ? pvmi_err("pvm_getcontext", rc) : pvmi.ctx;
+    int rc = pvmi_enter("pvm_getcontext");
+    return rc < 0 ? rc : pvmi.ctx;
 }
 
 int pvm_setcontext(int ctx)
 {
-    int rc = pvmi_beatask();
+    int rc = pvmi_enter("pvm_setcontext");
     if (rc < 0)
-        return pvmi_err("pvm_setcontext", rc);
+        return rc;
     int old = pvmi.ctx;
     pvmi.ctx = ctx;
     pvmmyctx = ctx;   /* stock's variable (compat.h) */

@@ -1,5 +1,5 @@
 /*
- * tm.c - requests to the local pvmd (pvm-protocol.md 5): context
+ * tm.c - requests to the local pvmd (docs/protocol.md): context
  * SYSCTX_TM, a fresh wait id, and the reply picked out of the incoming
  * stream by (src = pvmd, tag) while everything else is queued.
  */
@@ -65,3 +65,28 @@ int pvmi_tm_send(int tag, struct pmsg *req)
 }
 
 int pvmi_tm_busy(void) { return wait_tag != 0; }
+
+/* ---- helpers for the public calls that talk to the pvmd ---------------- */
+
+int pvmi_tm_ask(const char *fn, int tag, struct pmsg *req, struct pmsg **rep)
+{
+    *rep = NULL;
+    int rc = req ? pvmi_tm_call(tag, req, rep) : PvmNoMem;
+    pmsg_free(req);
+    return rc < 0 ? pvmi_err(fn, rc) : 0;
+}
+
+int pvmi_tm_status(int tag, struct pmsg *req, struct pmsg **rep)
+{
+    struct pmsg *r = NULL;
+    int rc = req ? pvmi_tm_call(tag, req, &r) : PvmNoMem;
+    int v = PvmSysErr;
+    pmsg_free(req);
+    if (rc >= 0 && (rc = pvmi_get_int(r, &v)) >= 0)
+        rc = v;
+    if (rep && rc >= 0)
+        *rep = r;
+    else
+        pmsg_free(r);
+    return rc;
+}

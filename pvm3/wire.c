@@ -1,5 +1,5 @@
 /*
- * wire.c - PVM fragments on a stream socket (pvm-protocol.md 3): writing a
+ * wire.c - PVM fragments on a stream socket (docs/protocol.md): writing a
  * message as fragments with sendmsg, straight from its segments, and
  * reading fragments into per-source reassembly, each payload read into its
  * own block that becomes a segment of the message (no copy).
@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include "lpvm.h"
-#include "route.h"
+#include "route_int.h"
 
 #define MAX_IOV 64
 /* Refuse fragments beyond this: PvmFragSize is at most 1 MiB, so anything

@@ -67,3 +67,29 @@ char *pvmi_get_strdup(struct pmsg *m)
     }
     return s;
 }
+
+int pvmi_get_ints(struct pmsg *m, int *v, int n)
+{
+    return n > 0 ? pvmi_codec_xdr.upk(m, PVMI_INT, v, n, 1) : 0;
+}
+
+/* {int n, n bytes}: the bytes go as pvm_pkbyte packs them (XDR pads). */
+int pvmi_put_counted(struct pmsg *m, const char *s)
+{
+    int n = (int)strlen(s);
+    int rc = pvmi_put_int(m, n);
+    return rc < 0 || n == 0 ? rc : pvmi_codec_xdr.pk(m, PVMI_BYTE, s, n, 1);
+}
+
+int pvmi_get_counted(struct pmsg *m, char *s, size_t max)
+{
+    int n = -1;
+    int rc = pvmi_get_int(m, &n);
+    if (rc >= 0 && (n < 0 || (size_t)n >= max))
+        rc = PvmBadMsg;
+    if (rc >= 0 && n > 0)
+        rc = pvmi_codec_xdr.upk(m, PVMI_BYTE, s, n, 1);
+    if (rc >= 0)
+        s[n] = '\0';
+    return rc < 0 ? rc : 0;
+}

@@ -1,155 +1,105 @@
 /*
- * am_route.c - the AM route: registers with pvm3's route seam when the
- * library loads, brings libam up when the task connects to its pvmd,
- * and watches the daemon socket with SIGIO so the fast path makes no
- * system call for it.
+ * am_route.c - the AM route (pvmx_am_route, named in PVM3_ROUTES of
+ * pvmam/local.mk, so pvm3 registers it before it connects): brings libam
+ * up when the task connects to its pvmd, then asks pvm3 to watch the
+ * daemon socket (SIGIO) so the fast path makes no system call for it.
  */
-#include <fcntl.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 #include "pvmam_int.h"
 
-struct pvmam_state pvmam = { .cfg = { .transport = "off" }, .daemon_fd = -1 };
-static struct sigaction old_sigio;
+struct pvmx_state pvmx = { .cfg = { .transport = "off" } };
 
-long long pvmam_now_ms(void)
+long long pvmx_now_ms(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-void pvmam_log(const char *fmt, ...)
+void pvmx_log(const char *fmt, ...)
 {
-    if (!pvmam.cfg.verbose)
+    if (!pvmx.cfg.verbose)
         return;
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "libpvm3am[t%x]: ", pvmam.mytid);
+    fprintf(stderr, "libpvm3am[t%x]: ", pvmx.mytid);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
 }
 
-/* ---- SIGIO on the daemon socket ------------------------------------------ */
-
-static void on_sigio(int sig, siginfo_t *si, void *uc)
-{
-    pvmam.sigio = 1;
-    /* someone else's SIGIO handler keeps working */
-    if ((old_sigio.sa_flags & SA_SIGINFO) && old_sigio.sa_sigaction)
-        old_sigio.sa_sigaction(sig, si, uc);
-    else if (!(old_sigio.sa_flags & SA_SIGINFO) && old_sigio.sa_handler != SIG_DFL &&
-             old_sigio.sa_handler != SIG_IGN)
-        old_sigio.sa_handler(sig);
-}
-
-static int watch_daemon(void)
-{
-    int fd = pvmi_daemon_fd();
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_sigio;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    if (fd < 0 || sigaction(SIGIO, &sa, &old_sigio) < 0)
-        return -1;
-    int fl = fcntl(fd, F_GETFL);
-    if (fcntl(fd, F_SETOWN, getpid()) < 0 || fl < 0 || fcntl(fd, F_SETFL, fl | O_ASYNC) < 0) {
-        sigaction(SIGIO, &old_sigio, NULL);
-        return -1;
-    }
-    pvmam.daemon_fd = fd;
-    pvmam.sigio = 1;   /* whatever came before the signal was armed */
-    return 0;
-}
-
-static void unwatch_daemon(void)
-{
-    if (pvmam.daemon_fd < 0)
-        return;
-    int fl = fcntl(pvmam.daemon_fd, F_GETFL);
-    if (fl >= 0)
-        fcntl(pvmam.daemon_fd, F_SETFL, fl & ~O_ASYNC);
-    sigaction(SIGIO, &old_sigio, NULL);
-    pvmam.daemon_fd = -1;
-}
-
 /* ---- route operations -------------------------------------------------- */
 
+/* No side effects (route.h): the first message to a peer goes through
+ * the daemon, and r_sent_daemon starts the link from there. */
 static int r_reaches(void *ctx, int tid)
 {
     (void)ctx;
-    if (!pvmam.on)
+    if (!pvmx.on)
         return 0;
-    struct pvmam_peer *p = pvmam_peer_find(tid);
-    if (p && p->tx_open)
-        return 1;
-    if (!p && !(p = pvmam_peer_get(tid)))
-        return 0;
-    pvmam_link_work();
-    pvmam_link_consider(p);
-    return p->tx_open;
+    struct pvmx_peer *p = pvmx_peer_find(tid);
+    return p && p->tx_open;
 }
 
 static int r_send(void *ctx, int tid, struct pmsg *m)
 {
     (void)ctx;
-    struct pvmam_peer *p = pvmam_peer_find(tid);
+    struct pvmx_peer *p = pvmx_peer_find(tid);
     if (!p || p->dead)
         return PvmNoTask;   /* the peer died: as stock says for a gone task */
-    return pvmam_frag_send(p, m);
+    return pvmx_frag_send(p, m);
 }
 
 static int r_send_bytes(void *ctx, int tid, int tag, int msgctx, const void *buf, size_t len)
 {
     (void)ctx;
-    struct pvmam_peer *p = pvmam_peer_find(tid);
+    struct pvmx_peer *p = pvmx_peer_find(tid);
     if (!p || p->dead)
         return PvmNoTask;
-    return pvmam_frag_send_bytes(p, tag, msgctx, buf, len);
+    return pvmx_frag_send_bytes(p, tag, msgctx, buf, len);
 }
 
-static void r_sent_daemon(void *ctx, int tid, const struct pmsg *m)
+static int r_sent_daemon(void *ctx, int tid, const struct pmsg *m)
 {
     (void)ctx;
-    struct pvmam_peer *p = pvmam_peer_find(tid);
+    struct pvmx_peer *p = pvmx.on ? pvmx_peer_get(tid) : pvmx_peer_find(tid);
     if (p) {
         p->st.pvmd_msgs_sent++;
         p->st.pvmd_bytes_sent += m->len;
     }
-    pvmam.total.pvmd_msgs_sent++;
-    pvmam.total.pvmd_bytes_sent += m->len;
+    pvmx.total.pvmd_msgs_sent++;
+    pvmx.total.pvmd_bytes_sent += m->len;
+    /* link work (a lookup, CONN, REQ) before the message goes, from poll */
+    return p && pvmx_link_want(p);
 }
 
 static int r_poll(void *ctx)
 {
     (void)ctx;
-    if (!pvmam.on) {
-        pvmam_link_work();   /* refusals (NAK) are owed even without AM */
+    if (!pvmx.on) {
+        pvmx_link_work();   /* refusals (NAK) are owed even without AM */
         return 0;
     }
-    if (pvmam.placing)
-        pvmam_frag_check_place();
-    uint64_t before = am_bytes_read(pvmam.ifc);
-    int rc = am_poll(pvmam.ifc);
-    pvmam_link_work();
-    return rc > 0 ? rc : am_bytes_read(pvmam.ifc) != before;
+    if (pvmx.placing)
+        pvmx_frag_check_place();
+    uint64_t before = am_bytes_read(pvmx.ifc);
+    int rc = am_poll(pvmx.ifc);
+    pvmx_link_work();
+    return rc > 0 ? rc : am_bytes_read(pvmx.ifc) != before;
 }
 
 static int r_wait_fds(void *ctx, struct pollfd *fds, int max, int *timeout_ms)
 {
     (void)ctx;
-    if (!pvmam.on || max < 1)
+    if (!pvmx.on || max < 1)
         return 0;
-    int t = am_next_timeout_ms(pvmam.ifc);
+    int t = am_next_timeout_ms(pvmx.ifc);
     if (t >= 0 && (*timeout_ms < 0 || t < *timeout_ms))
         *timeout_ms = t;
-    fds[0] = (struct pollfd){ .fd = am_event_fd(pvmam.ifc), .events = POLLIN };
+    fds[0] = (struct pollfd){ .fd = am_event_fd(pvmx.ifc), .events = POLLIN };
     return 1;
 }
 
@@ -157,112 +107,101 @@ static int r_filter(void *ctx, struct pmsg *m)
 {
     (void)ctx;
     if (PVMAM_IS_CTRL(m))
-        return pvmam_ctrl_filter(m);
+        return pvmx_ctrl_filter(m);
     if (m->ctx != SYSCTX_TC && m->ctx != SYSCTX_TM && !(m->flags & PMSG_ROUTED)) {
-        struct pvmam_peer *p = pvmam.on ? pvmam_peer_find(m->src) : NULL;
+        struct pvmx_peer *p = pvmx.on ? pvmx_peer_find(m->src) : NULL;
         if (p) {
             p->st.pvmd_msgs_recv++;
             p->st.pvmd_bytes_recv += m->len;
         }
-        pvmam.total.pvmd_msgs_recv++;
-        pvmam.total.pvmd_bytes_recv += m->len;
-        pvmam_saw_daemon_msg(m->src);
+        pvmx.total.pvmd_msgs_recv++;
+        pvmx.total.pvmd_bytes_recv += m->len;
+        pvmx_saw_daemon_msg(m->src);
     }
     return 0;
-}
-
-static int r_daemon_ready(void *ctx)
-{
-    (void)ctx;
-    if (pvmam.daemon_fd < 0)
-        return -1;   /* not watching */
-    if (!pvmam.sigio)
-        return 0;
-    pvmam.sigio = 0;
-    return 1;
 }
 
 static void on_dead(am_interface_t *ifc, int32_t tid, void *arg)
 {
     (void)ifc;
     (void)arg;
-    struct pvmam_peer *p = pvmam_peer_find(tid);
+    struct pvmx_peer *p = pvmx_peer_find(tid);
     if (p) {
         p->dead = 1;
-        pvmam_peer_drop_rx(p);
-        pvmam_log("t%x is dead (no answer within %u ms or connection lost)", tid,
-                  pvmam.cfg.timeout_ms);
+        pvmx_peer_drop_rx(p);
+        pvmx_log("t%x is dead (no answer within %u ms or connection lost)", tid,
+                  pvmx.cfg.timeout_ms);
     }
 }
 
 static void r_connect(void *ctx)
 {
     (void)ctx;
-    pvmam.mytid = pvmi_mytid();
-    pvmam_read_config(&pvmam.cfg);
-    pvmam_export_env();
-    if (!strcmp(pvmam.cfg.transport, "off"))
+    pvmx.mytid = pvmi_mytid();
+    pvmx_read_config(&pvmx.cfg);
+    pvmx_export_env();
+    if (!strcmp(pvmx.cfg.transport, "off"))
         return;
     /* From the moment our address is in the mailbox, peers may send CONN
      * or REQ: while we finish starting they are kept, not dropped. */
-    pvmam.starting = 1;
+    pvmx.starting = 1;
     struct am_config c;
     am_config_default(&c);
-    c.depth = pvmam.cfg.depth;
-    c.timeout_max_us = pvmam.cfg.timeout_ms * 1000u;
-    int rc = am_init(pvmam.cfg.transport, &c, &pvmam.ifc);
+    c.depth = pvmx.cfg.depth;
+    c.timeout_max_us = pvmx.cfg.timeout_ms * 1000u;
+    int rc = am_init(pvmx.cfg.transport, &c, &pvmx.ifc);
     if (rc >= 0)
-        rc = pvmam.h_frag = pvmam_frag_bind();
+        rc = pvmx.h_frag = pvmx_frag_bind();
     if (rc < 0) {
         fprintf(stderr, "libpvm3am: cannot start AM transport %s (%s); running without AM\n",
-                pvmam.cfg.transport, am_strerror(rc));
+                pvmx.cfg.transport, am_strerror(rc));
         goto fail;
     }
-    am_set_dead_handler(pvmam.ifc, on_dead, NULL);
-    snprintf(pvmam.addr, sizeof pvmam.addr, "%s", am_task_address(pvmam.ifc, AM_TID_SELF));
-    if (pvmam_publish() < 0) {
+    am_set_dead_handler(pvmx.ifc, on_dead, NULL);
+    snprintf(pvmx.addr, sizeof pvmx.addr, "%s", am_task_address(pvmx.ifc, AM_TID_SELF));
+    if (pvmx_publish() < 0) {
         fprintf(stderr, "libpvm3am: cannot publish the AM address; running without AM\n");
         goto fail;
     }
-    watch_daemon();
-    pvmam.on = 1;
-    pvmam.starting = 0;
-    pvmam_log("AM on over %s at %s", pvmam.cfg.transport, pvmam.addr);
-    pvmam_ctrl_replay_early();
+    pvmi_route_watch_daemon();
+    pvmx.on = 1;
+    pvmx.starting = 0;
+    pvmx_log("AM on over %s at %s", pvmx.cfg.transport, pvmx.addr);
+    pvmx_ctrl_replay_early();
     return;
 fail:
-    if (pvmam.ifc)
-        am_shutdown(pvmam.ifc);
-    pvmam.ifc = NULL;
-    strcpy(pvmam.cfg.transport, "off");
-    pvmam.starting = 0;
-    pvmam_ctrl_replay_early();   /* refuses any CONN that came meanwhile */
+    if (pvmx.ifc)
+        am_shutdown(pvmx.ifc);
+    pvmx.ifc = NULL;
+    strcpy(pvmx.cfg.transport, "off");
+    pvmx.starting = 0;
+    pvmx_ctrl_replay_early();   /* refuses any CONN that came meanwhile */
 }
 
 static void r_exit(void *ctx)
 {
     (void)ctx;
-    unwatch_daemon();
-    pvmam.exiting = 1;
-    if (!pvmam.on)
+    pvmx.exiting = 1;
+    if (!pvmx.on)
         return;
-    pvmam.on = 0;
-    if (pvmam.cfg.verbose) {   /* the totals, for a user wondering where messages went */
+    pvmx.on = 0;
+    if (pvmx.cfg.verbose) {   /* the totals, for a user wondering where messages went */
         struct pvmam_stats s;
         pvmam_stats(0, &s);
-        pvmam_log("exit: sent %llu messages over AM, %llu via the pvmd; received %llu over AM, "
+        pvmx_log("exit: sent %llu messages over AM, %llu via the pvmd; received %llu over AM, "
                   "%llu via the pvmd; %llu retransmits, %llu duplicates, %llu drops",
                   (unsigned long long)s.am_msgs_sent, (unsigned long long)s.pvmd_msgs_sent,
                   (unsigned long long)s.am_msgs_recv, (unsigned long long)s.pvmd_msgs_recv,
                   (unsigned long long)s.retransmits, (unsigned long long)s.duplicates,
                   (unsigned long long)s.drops);
     }
-    am_shutdown(pvmam.ifc);   /* flushes what is in flight, bounded */
-    pvmam.ifc = NULL;
-    pvmam_peers_free();
+    am_shutdown(pvmx.ifc);   /* flushes what is in flight, bounded */
+    pvmx.ifc = NULL;
+    pvmx_peers_free();
 }
 
-static const struct pvm_route_ops am_ops = {
+/* Named in PVM3_ROUTES (pvmam/local.mk). */
+const struct pvm_route_ops pvmx_am_route = {
     .name = "am",
     .reaches = r_reaches,
     .send = r_send,
@@ -271,14 +210,9 @@ static const struct pvm_route_ops am_ops = {
     .wait_fds = r_wait_fds,
     .filter = r_filter,
     .sent_daemon = r_sent_daemon,
-    .daemon_ready = r_daemon_ready,
     .on_connect = r_connect,
     .on_exit = r_exit,
+    .mbox_prefix = PVMAM_MBOX_PREFIX,
 };
 
-__attribute__((constructor)) static void pvmam_register(void)
-{
-    pvm_route_register(&am_ops, NULL);
-}
-
-const char *pvmam_transport(void) { return pvmam.on ? pvmam.cfg.transport : "off"; }
+const char *pvmam_transport(void) { return pvmx.on ? pvmx.cfg.transport : "off"; }

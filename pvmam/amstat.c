@@ -11,14 +11,13 @@
  * transport, totals, peers}.  A task busy outside PVM calls answers late;
  * the asker's wait is bounded and it reports "no answer".
  *
- * This file registers its own route (with pvm3's route seam, route.h) that
- * carries no user messages: it only filters the two control tags and
+ * This file is a route of its own (pvm3's route seam, route.h; named in
+ * PVM3_ROUTES of pvmam/local.mk) that carries no user messages: it only filters the two control tags and
  * answers from the route's poll, a safe point for sending.
  */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-#include "lpvm.h"
 #include "pvmam_int.h"
 
 /* Outside the TC_* range and next to link.c's PVMAM_TAG_* (not in its
@@ -27,7 +26,7 @@
 #define AMSTAT_A ((int)0x80a30012)
 #define AMSTAT_VERSION 1
 #define MAX_ASKERS 16
-#define MARK_FMT "pvmam.lib.%x"
+#define MARK_FMT PVMAM_MBOX_PREFIX "lib.%x"
 
 static struct {
     int askers[MAX_ASKERS][2];   /* {tid, seq} waiting for our answer */
@@ -56,7 +55,7 @@ static void put_stats(struct pmsg *m, const struct pvmam_stats *s)
     pvmi_put_int(m, s->peers_am);
 }
 
-static int route_of(const struct pvmam_peer *p)
+static int route_of(const struct pvmx_peer *p)
 {
     if (p->dead)
         return PVMAM_ROUTE_DEAD;
@@ -74,10 +73,10 @@ static void answer(int dst, int seq)
     pvmi_put_int(m, AMSTAT_VERSION);
     pvmi_put_str(m, pvmam_transport());
     put_stats(m, &s);
-    int n = pvmam_peer_count();
+    int n = pvmx_peer_count();
     pvmi_put_int(m, n);
     for (int i = 0; i < n; i++) {
-        struct pvmam_peer *p = pvmam_peer_at(i);
+        struct pvmx_peer *p = pvmx_peer_at(i);
         pvmam_stats(p->tid, &s);
         pvmi_put_int(m, p->tid);
         pvmi_put_int(m, route_of(p));
@@ -178,16 +177,12 @@ static void s_connect(void *ctx)
     (void)ctx;
     char name[32];
     snprintf(name, sizeof name, MARK_FMT, pvmi_mytid());
-    int mid = pvm_mkbuf(PvmDataDefault);
-    if (mid < 0)
+    struct pmsg *m = pvmi_xbuf();
+    if (!m)
         return;
-    int old = pvm_setsbuf(mid);
-    int v = AMSTAT_VERSION;
-    int rc = pvm_pkint(&v, 1, 1);
-    pvm_setsbuf(old);
-    if (rc >= 0)
-        pvm_putinfo(name, mid, PvmMboxDefault);
-    pvm_freebuf(mid);
+    if (pvmi_put_int(m, AMSTAT_VERSION) >= 0)
+        pvmi_mbox_put(name, -1, PvmMboxDefault, m->mid);
+    pmsg_free(m);
 }
 
 static void s_exit(void *ctx)
@@ -196,7 +191,8 @@ static void s_exit(void *ctx)
     as.nask = 0;
 }
 
-static const struct pvm_route_ops amstat_ops = {
+/* Named in PVM3_ROUTES (pvmam/local.mk). */
+const struct pvm_route_ops pvmx_amstat_route = {
     .name = "amstat",
     .reaches = s_reaches,
     .send = s_send,
@@ -205,11 +201,6 @@ static const struct pvm_route_ops amstat_ops = {
     .on_connect = s_connect,
     .on_exit = s_exit,
 };
-
-__attribute__((constructor)) static void amstat_register(void)
-{
-    pvm_route_register(&amstat_ops, NULL);
-}
 
 /* ---- the asking side (public, pvmam.h) ---------------------------------- */
 

@@ -46,7 +46,7 @@ static void transport_choices(char *buf, size_t size)
     snprintf(buf + l, size - l, " or off");
 }
 
-int pvmam_read_config(struct pvmam_config *cfg)
+int pvmx_read_config(struct pvmx_config *cfg)
 {
     strcpy(cfg->transport, "tcp");
     cfg->depth = 8;
@@ -76,7 +76,7 @@ int pvmam_read_config(struct pvmam_config *cfg)
     return bad ? -1 : 0;
 }
 
-void pvmam_export_env(void)
+void pvmx_export_env(void)
 {
     static const char *const names[] = { "PVMAM_TRANSPORT", "PVMAM_DEPTH", "PVMAM_TIMEOUT",
                                          "PVMAM_VERBOSE" };

@@ -29,9 +29,9 @@ struct first {
     size_t len;
 };
 
-static int send_frags(struct pvmam_peer *p, const struct first *f, struct pmsg_slicer *sl)
+static int send_frags(struct pvmx_peer *p, const struct first *f, struct pmsg_slicer *sl)
 {
-    size_t maxp = am_max_payload(pvmam.ifc);
+    size_t maxp = am_max_payload(pvmx.ifc);
     unsigned char h[HDR_FIRST];
     int first = 1;
     do {
@@ -50,9 +50,9 @@ static int send_frags(struct pvmam_peer *p, const struct first *f, struct pmsg_s
             put32(h + 24, (uint32_t)((uint64_t)f->len >> 32));
             put32(h + 28, (uint32_t)f->len);
         }
-        int rc = am_request_vdata_ep(pvmam.ifc, p->ep, pvmam.h_frag, iov, n);
+        int rc = am_request_vdata_ep(pvmx.ifc, p->ep, pvmx.h_frag, iov, n);
         if (rc < 0) {
-            pvmam_log("send to t%x failed: %s", p->tid, am_strerror(rc));
+            pvmx_log("send to t%x failed: %s", p->tid, am_strerror(rc));
             if (rc != AM_ERR_DEAD)
                 return PvmSysErr;
             p->dead = 1;
@@ -65,7 +65,7 @@ static int send_frags(struct pvmam_peer *p, const struct first *f, struct pmsg_s
     return 0;
 }
 
-int pvmam_frag_send(struct pvmam_peer *p, struct pmsg *m)
+int pvmx_frag_send(struct pvmx_peer *p, struct pmsg *m)
 {
     struct first f = { m->tag, m->ctx, m->wid, m->crc, m->encword, m->len };
     struct pmsg_slicer sl;
@@ -74,16 +74,17 @@ int pvmam_frag_send(struct pvmam_peer *p, struct pmsg *m)
 }
 
 /* pvm_psend's bytes, sliced straight from the user's array. */
-int pvmam_frag_send_bytes(struct pvmam_peer *p, int tag, int ctx, const void *buf, size_t len)
+int pvmx_frag_send_bytes(struct pvmx_peer *p, int tag, int ctx, const void *buf, size_t len)
 {
     struct first f = { tag, ctx, 0, 0, pmsg_encword(PvmDataRaw), len };
-    struct pvm_seg seg = { .base = (char *)buf, .len = len };
-    struct pmsg_slicer sl = { &seg, 0, len };
+    struct pvm_seg seg;
+    struct pmsg_slicer sl;
+    pvmi_slice_bytes(&sl, &seg, buf, len);
     return send_frags(p, &f, &sl);
 }
 
 /* Drop a half-received message (peer gone or protocol error). */
-static void drop_partial(struct pvmam_peer *p)
+static void drop_partial(struct pvmx_peer *p)
 {
     if (p->rtoken)
         pvmi_sink_cancel(p->rtoken, p->rm);
@@ -91,46 +92,29 @@ static void drop_partial(struct pvmam_peer *p)
         pmsg_free(p->rm);
     p->rbusy = 0;
     p->rstarted = 0;
-    if (pvmam.placing == p)
-        pvmam.placing = NULL;
+    if (pvmx.placing == p)
+        pvmx.placing = NULL;
     p->rm = NULL;
     p->rtoken = 0;
     p->rblock = NULL;
 }
 
-void pvmam_peer_drop_rx(struct pvmam_peer *p)
+void pvmx_peer_drop_rx(struct pvmx_peer *p)
 {
     drop_partial(p);
-    while (p->hold_head) {
-        struct pmsg *m = p->hold_head;
-        p->hold_head = m->qnext;
+    struct pmsg *m;
+    while ((m = pvmi_msgq_take(&p->hold)))
         pmsg_free(m);
-    }
-    p->hold_tail = NULL;
 }
 
-static void hold(struct pvmam_peer *p, struct pmsg *m)
+void pvmx_release_held(struct pvmx_peer *p)
 {
-    m->qnext = NULL;
-    if (p->hold_tail)
-        p->hold_tail->qnext = m;
-    else
-        p->hold_head = m;
-    p->hold_tail = m;
-}
-
-void pvmam_release_held(struct pvmam_peer *p)
-{
-    while (p->hold_head) {
-        struct pmsg *m = p->hold_head;
-        p->hold_head = m->qnext;
-        m->qnext = NULL;
+    struct pmsg *m;
+    while ((m = pvmi_msgq_take(&p->hold)))
         pvmi_deliver(m);
-    }
-    p->hold_tail = NULL;
 }
 
-static int start_msg(struct pvmam_peer *p, const unsigned char *h)
+static int start_msg(struct pvmx_peer *p, const unsigned char *h)
 {
     int tag = (int)get32(h + 4), ctx = (int)get32(h + 8);
     uint32_t encword = get32(h + 12);
@@ -141,7 +125,7 @@ static int start_msg(struct pvmam_peer *p, const unsigned char *h)
     p->rtoken = 0;
     /* Only a message that may be delivered now can land in a precv; one
      * that lands needs no message buffer at all. */
-    if (p->rx_open && !p->hold_head)
+    if (p->rx_open && pvmi_msgq_empty(&p->hold))
         p->rtoken = pvmi_sink_claim(p->tid, tag, ctx, encword);
     if (p->rtoken) {
         p->rbusy = 1;
@@ -156,7 +140,7 @@ static int start_msg(struct pvmam_peer *p, const unsigned char *h)
     m->wid = (int)get32(h + 16);
     m->crc = (int)get32(h + 20);
     m->src = p->tid;
-    m->dst = pvmam.mytid;
+    m->dst = pvmx.mytid;
     m->flags |= PMSG_ROUTED;
     if (p->rtotal > 0) {
         p->rblock = pmsg_blk_alloc(p->rtotal);
@@ -172,7 +156,7 @@ static int start_msg(struct pvmam_peer *p, const unsigned char *h)
     return 0;
 }
 
-static void put_data(struct pvmam_peer *p, const char *d, size_t n)
+static void put_data(struct pvmx_peer *p, const char *d, size_t n)
 {
     if (n > p->rtotal - p->roff)
         n = p->rtotal - p->roff;    /* a lying sender cannot overrun us */
@@ -196,7 +180,7 @@ static void put_data(struct pvmam_peer *p, const char *d, size_t n)
     }
 }
 
-static void finish_msg(struct pvmam_peer *p)
+static void finish_msg(struct pvmx_peer *p)
 {
     struct pmsg *m = p->rm;
     p->rm = NULL;
@@ -209,15 +193,15 @@ static void finish_msg(struct pvmam_peer *p)
         return;
     }
     pmsg_rewind(m);
-    if (p->rx_open && !p->hold_head)
+    if (p->rx_open && pvmi_msgq_empty(&p->hold))
         pvmi_deliver(m);
     else
-        hold(p, m);   /* its daemon-route messages are not all in yet */
+        pvmi_msgq_put(&p->hold, m);   /* its daemon-route messages are not all in yet */
 }
 
-void pvmam_frag_handler(const am_token_t *tok, void *data, size_t len)
+void pvmx_frag_handler(const am_token_t *tok, void *data, size_t len)
 {
-    struct pvmam_peer *p = pvmam_peer_find(am_token_tid(tok));
+    struct pvmx_peer *p = pvmx_peer_find(am_token_tid(tok));
     const unsigned char *h = data;
     if (!p || len < HDR_NEXT)
         return;
@@ -229,7 +213,7 @@ void pvmam_frag_handler(const am_token_t *tok, void *data, size_t len)
             p->rstarted = 0;
         } else {
             if (p->rbusy) {   /* the previous message never ended: protocol error */
-                pvmam_log("t%x: message cut short (%zu of %zu bytes); dropped", p->tid,
+                pvmx_log("t%x: message cut short (%zu of %zu bytes); dropped", p->tid,
                           p->roff, p->rtotal);
                 drop_partial(p);
             }
@@ -240,7 +224,7 @@ void pvmam_frag_handler(const am_token_t *tok, void *data, size_t len)
         len -= HDR_FIRST;
     } else {
         if (!p->rbusy) {
-            pvmam_log("t%x: fragment without a message start; dropped", p->tid);
+            pvmx_log("t%x: fragment without a message start; dropped", p->tid);
             return;
         }
         h += HDR_NEXT;
@@ -248,8 +232,8 @@ void pvmam_frag_handler(const am_token_t *tok, void *data, size_t len)
     }
     put_data(p, (const char *)h, len);
     size_t placed = am_token_placed(tok);
-    if (pvmam.placing == p)
-        pvmam.placing = NULL;
+    if (pvmx.placing == p)
+        pvmx.placing = NULL;
     if (placed) {   /* already where frag_place said: just count it */
         if (p->rtoken)
             pvmi_sink_wrote(p->rtoken, placed);
@@ -266,7 +250,7 @@ void pvmam_frag_handler(const am_token_t *tok, void *data, size_t len)
  * header and the first body bytes, which the handler copies itself. */
 static void *frag_place(const am_token_t *tok, const void *head, size_t hl, size_t total)
 {
-    struct pvmam_peer *p = pvmam_peer_find(am_token_tid(tok));
+    struct pvmx_peer *p = pvmx_peer_find(am_token_tid(tok));
     const unsigned char *h = head;
     if (!p || hl != HDR_FIRST)
         return NULL;
@@ -289,7 +273,7 @@ static void *frag_place(const am_token_t *tok, const void *head, size_t hl, size
         char *dst = pvmi_sink_dest(p->rtoken, &room);
         if (!dst || room < pre + n)
             return NULL;
-        pvmam.placing = p;
+        pvmx.placing = p;
         return dst + pre;
     }
     return p->rblock ? p->rblock + p->roff + pre : NULL;
@@ -298,18 +282,18 @@ static void *frag_place(const am_token_t *tok, const void *head, size_t hl, size
 /* libam reads a placed fragment across several polls.  If the pvm_precv
  * whose buffer it goes to has returned in between (an error), the buffer
  * is the user's again: the rest must not be written there. */
-void pvmam_frag_check_place(void)
+void pvmx_frag_check_place(void)
 {
-    struct pvmam_peer *p = pvmam.placing;
+    struct pvmx_peer *p = pvmx.placing;
     if (p->rtoken && !pvmi_sink_live(p->rtoken)) {
         am_placement_discard(p->ep);
-        pvmam.placing = NULL;
+        pvmx.placing = NULL;
     }
 }
 
-int pvmam_frag_bind(void)
+int pvmx_frag_bind(void)
 {
-    int id = am_address_to_id(pvmam_frag_handler);
+    int id = am_address_to_id(pvmx_frag_handler);
     if (id >= 0)
         am_set_placer(id, frag_place, HDR_FIRST);
     return id;

@@ -26,13 +26,13 @@ static struct {
     int ndone, go;
 } st;
 
-void pvmam_init_note(struct pmsg *m)
+void pvmx_init_note(struct pmsg *m)
 {
     int v[2];
     switch (m->tag) {
     case PVMAM_TAG_HELLO:
         if (st.nhello < MAX_TASKS &&
-            pvmam_ctrl_unpack(m, v, 2, st.hello_addr[st.nhello], ADDR_MAX) >= 0 &&
+            pvmx_ctrl_unpack(m, v, 2, st.hello_addr[st.nhello], ADDR_MAX) >= 0 &&
             v[0] == m->src) {
             st.hello_tid[st.nhello] = v[0];
             st.hello_n[st.nhello] = v[1];
@@ -41,14 +41,13 @@ void pvmam_init_note(struct pmsg *m)
         break;
     case PVMAM_TAG_TABLE: {
         /* n, n tids, n addresses */
-        int old = pvm_setrbuf(m->mid), n = 0;
-        if (pvm_upkint(&n, 1, 1) < 0 || n <= 0 || n > MAX_TASKS ||
-            pvm_upkint(st.table_tid, n, 1) < 0)
+        int n = 0;
+        if (pvmi_get_int(m, &n) < 0 || n <= 0 || n > MAX_TASKS ||
+            pvmi_get_ints(m, st.table_tid, n) < 0)
             n = -1;
         for (int i = 0; i < n; i++)
-            if (pvmam_upk_str(st.table_addr[i], ADDR_MAX) < 0)
+            if (pvmi_get_counted(m, st.table_addr[i], ADDR_MAX) < 0)
                 n = -1;
-        pvm_setrbuf(old);
         st.table_n = n;
         break;
     }
@@ -65,7 +64,7 @@ void pvmam_init_note(struct pmsg *m)
 static int wait_for(const int *flag, int want, long long deadline)
 {
     while (*flag < want) {
-        long long left = deadline - pvmam_now_ms();
+        long long left = deadline - pvmx_now_ms();
         if (left <= 0)
             return PvmSysErr;
         int rc = pvmi_progress(left > 100 ? 100 : (int)left);
@@ -79,11 +78,11 @@ static int links_open(int me)
 {
     int open = 0;
     for (int i = 0; i < st.table_n; i++) {
-        if (st.table_tid[i] == me || !st.table_addr[i][0] || !pvmam.on) {
+        if (st.table_tid[i] == me || !st.table_addr[i][0] || !pvmx.on) {
             open++;
             continue;
         }
-        struct pvmam_peer *p = pvmam_peer_find(st.table_tid[i]);
+        struct pvmx_peer *p = pvmx_peer_find(st.table_tid[i]);
         if (p && ((p->tx_open && p->rx_open) || p->kind == PEER_STOCK || p->dead))
             open++;
     }
@@ -94,19 +93,19 @@ static int connect_all(int me, long long deadline)
 {
     for (int i = 0; i < st.table_n; i++) {
         int tid = st.table_tid[i];
-        if (tid <= me || !st.table_addr[i][0] || !pvmam.on)
+        if (tid <= me || !st.table_addr[i][0] || !pvmx.on)
             continue;
-        struct pvmam_peer *p = pvmam_peer_get(tid);
+        struct pvmx_peer *p = pvmx_peer_get(tid);
         if (!p)
             return PvmNoMem;
         if (!p->tx_open && p->kind != PEER_STOCK) {
             p->kind = PEER_AM;
             snprintf(p->addr, sizeof p->addr, "%s", st.table_addr[i]);
-            pvmam_link_connect(p);
+            pvmx_link_connect(p);
         }
     }
     while (links_open(me) < st.table_n) {
-        if (pvmam_now_ms() >= deadline)
+        if (pvmx_now_ms() >= deadline)
             return PvmSysErr;
         int rc = pvmi_progress(100);
         if (rc < 0)
@@ -121,6 +120,74 @@ static int fail(const char *why, int rc)
     return rc;
 }
 
+/* The master: wait for every child's HELLO, then send them all TABLE. */
+static int master_table(int me, int ntasks, const char *addr, long long deadline)
+{
+    if (wait_for(&st.nhello, ntasks - 1, deadline) < 0)
+        return fail("not every task called pvmam_init in time", PvmSysErr);
+    int bad = 0;
+    for (int i = 0; i < ntasks - 1; i++)
+        bad |= st.hello_n[i] != ntasks;
+    int n = bad ? -1 : ntasks;
+    int tids[MAX_TASKS];
+    tids[0] = me;
+    for (int i = 0; i < ntasks - 1; i++)
+        tids[i + 1] = st.hello_tid[i];
+    st.table_n = ntasks;
+    memcpy(st.table_tid, tids, sizeof(int) * (size_t)ntasks);
+    snprintf(st.table_addr[0], ADDR_MAX, "%s", addr);
+    for (int i = 0; i < ntasks - 1; i++)
+        memcpy(st.table_addr[i + 1], st.hello_addr[i], ADDR_MAX);
+    /* TABLE = n, tids, then each address */
+    struct pmsg *m = pvmi_xbuf();
+    if (!m)
+        return fail("out of memory", PvmNoMem);
+    pvmi_put_int(m, n);
+    if (n > 0) {
+        pvmi_put_ints(m, tids, n);
+        for (int i = 0; i < n; i++)
+            pvmi_put_counted(m, st.table_addr[i]);
+    }
+    pvmx_ctrl_post(m, PVMAM_TAG_TABLE, tids + 1, ntasks - 1);
+    if (bad)
+        return fail("tasks disagree on the number of tasks", PvmMismatch);
+    return 0;
+}
+
+/* A child: HELLO to the master, then wait for its TABLE. */
+static int child_table(int me, int parent, int ntasks, const char *addr, long long deadline)
+{
+    int v[2] = { me, ntasks };
+    int rc = pvmx_send_ctrl(parent, PVMAM_TAG_HELLO, v, 2, addr);
+    if (rc < 0)
+        return fail("cannot reach the parent", rc);
+    while (st.table_n == 0) {
+        if (pvmx_now_ms() >= deadline)
+            return fail("no answer from the master in time", PvmSysErr);
+        if ((rc = pvmi_progress(100)) < 0)
+            return rc;
+    }
+    if (st.table_n < 0)
+        return fail("tasks disagree on the number of tasks", PvmMismatch);
+    return 0;
+}
+
+/* Once every link is open: children say DONE, the master's GO releases. */
+static int release(int me, int parent, int ntasks, long long deadline)
+{
+    if (parent < 0) {
+        if (wait_for(&st.ndone, ntasks - 1, deadline) < 0)
+            return fail("not every task connected in time", PvmSysErr);
+        for (int i = 1; i < ntasks; i++)
+            pvmx_send_ctrl(st.table_tid[i], PVMAM_TAG_GO, NULL, 0, NULL);
+        return 0;
+    }
+    pvmx_send_ctrl(parent, PVMAM_TAG_DONE, &me, 1, NULL);
+    if (wait_for(&st.go, 1, deadline) < 0)
+        return fail("no go from the master in time", PvmSysErr);
+    return 0;
+}
+
 int pvmam_init(int ntasks)
 {
     if (ntasks < 1 || ntasks > MAX_TASKS)
@@ -130,65 +197,19 @@ int pvmam_init(int ntasks)
         return me;
     if (ntasks == 1)
         return 0;
-    long long deadline = pvmam_now_ms() + pvmam.cfg.timeout_ms;
+    long long deadline = pvmx_now_ms() + pvmx.cfg.timeout_ms;
     int parent = pvm_parent();
-    const char *addr = pvmam.on ? pvmam.addr : "";
-    int rc;
-    if (parent < 0) {   /* the master */
-        if (wait_for(&st.nhello, ntasks - 1, deadline) < 0)
-            return fail("not every task called pvmam_init in time", PvmSysErr);
-        int bad = 0;
-        for (int i = 0; i < ntasks - 1; i++)
-            bad |= st.hello_n[i] != ntasks;
-        int n = bad ? -1 : ntasks;
-        int tids[MAX_TASKS];
-        tids[0] = me;
-        for (int i = 0; i < ntasks - 1; i++)
-            tids[i + 1] = st.hello_tid[i];
-        st.table_n = ntasks;
-        memcpy(st.table_tid, tids, sizeof(int) * (size_t)ntasks);
-        snprintf(st.table_addr[0], ADDR_MAX, "%s", addr);
-        for (int i = 0; i < ntasks - 1; i++)
-            memcpy(st.table_addr[i + 1], st.hello_addr[i], ADDR_MAX);
-        /* TABLE = n, tids, then each address */
-        int mid = pvm_mkbuf(PvmDataDefault), old = pvm_setsbuf(mid);
-        pvm_pkint(&n, 1, 1);
-        if (n > 0) {
-            pvm_pkint(tids, n, 1);
-            for (int i = 0; i < n; i++)
-                pvmam_pk_str(st.table_addr[i]);
-        }
-        pvm_setsbuf(old);
-        pvmam_ctrl_post(mid, PVMAM_TAG_TABLE, tids + 1, ntasks - 1);
-        if (bad)
-            return fail("tasks disagree on the number of tasks", PvmMismatch);
-    } else {
-        int v[2] = { me, ntasks };
-        rc = pvmam_send_ctrl(parent, PVMAM_TAG_HELLO, v, 2, addr);
-        if (rc < 0)
-            return fail("cannot reach the parent", rc);
-        while (st.table_n == 0) {
-            if (pvmam_now_ms() >= deadline)
-                return fail("no answer from the master in time", PvmSysErr);
-            if ((rc = pvmi_progress(100)) < 0)
-                return rc;
-        }
-        if (st.table_n < 0)
-            return fail("tasks disagree on the number of tasks", PvmMismatch);
-    }
+    const char *addr = pvmx.on ? pvmx.addr : "";
+    int rc = parent < 0 ? master_table(me, ntasks, addr, deadline)
+                        : child_table(me, parent, ntasks, addr, deadline);
+    if (rc < 0)
+        return rc;
     rc = connect_all(me, deadline);
     if (rc < 0)
         return fail("links did not open in time", rc);
-    if (parent < 0) {
-        if (wait_for(&st.ndone, ntasks - 1, deadline) < 0)
-            return fail("not every task connected in time", PvmSysErr);
-        for (int i = 1; i < ntasks; i++)
-            pvmam_send_ctrl(st.table_tid[i], PVMAM_TAG_GO, NULL, 0, NULL);
-    } else {
-        pvmam_send_ctrl(parent, PVMAM_TAG_DONE, &me, 1, NULL);
-        if (wait_for(&st.go, 1, deadline) < 0)
-            return fail("no go from the master in time", PvmSysErr);
-    }
+    rc = release(me, parent, ntasks, deadline);
+    if (rc < 0)
+        return rc;
     memset(&st, 0, sizeof st);
     return 0;
 }

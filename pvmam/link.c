@@ -25,105 +25,74 @@
 #include "pvmam_int.h"
 
 static int pending;      /* peers with deferred work */
-static int working;      /* pvmam_link_work is on the stack */
+static int working;      /* pvmx_link_work is on the stack */
 
-static void mbox_name(char *buf, size_t n, int tid) { snprintf(buf, n, "pvmam.%x", tid); }
+static void mbox_name(char *buf, size_t n, int tid)
+{
+    snprintf(buf, n, PVMAM_MBOX_PREFIX "%x", tid);
+}
 
 /* ---- control messages over the daemon route ---------------------------- */
 
-/* Strings travel as {int length, bytes} so a receiver can bound them. */
-int pvmam_pk_str(const char *s)
+/* Strings travel as {int length, bytes} so a receiver can bound them;
+ * everything is packed in pvm3's internal buffers (route.h), never the
+ * user's current ones. */
+int pvmx_ctrl_post(struct pmsg *m, int tag, const int *dsts, int n)
 {
-    int n = (int)strlen(s);
-    int rc = pvm_pkint(&n, 1, 1);
-    return rc < 0 ? rc : pvm_pkbyte((char *)s, n, 1);
-}
-
-int pvmam_upk_str(char *s, size_t max)
-{
-    int n = -1;
-    int rc = pvm_upkint(&n, 1, 1);
-    if (rc >= 0 && (n < 0 || (size_t)n >= max))
-        rc = PvmBadMsg;
-    if (rc >= 0)
-        rc = pvm_upkbyte(s, n, 1);
-    if (rc >= 0)
-        s[n] = '\0';
-    return rc;
-}
-
-/* Send the packed buffer mid as control message tag to each of dsts over
- * the daemon route; frees mid. */
-int pvmam_ctrl_post(int mid, int tag, const int *dsts, int n)
-{
-    struct pmsg *m = pmsg_find(mid);
-    int rc = m ? 0 : PvmNoSuchBuf;
+    int rc = 0;
     for (int i = 0; rc >= 0 && i < n; i++) {
         m->tag = tag;
         m->ctx = SYSCTX_TC;
-        m->src = pvmam.mytid;
+        m->src = pvmx.mytid;
         m->dst = dsts[i];
         rc = pvmi_send_daemon(dsts[i], m);
     }
-    pvm_freebuf(mid);
+    pmsg_free(m);
     return rc;
 }
 
-int pvmam_send_ctrl(int dst, int tag, const int *ints, int nint, const char *str)
+int pvmx_send_ctrl(int dst, int tag, const int *ints, int nint, const char *str)
 {
-    int mid = pvm_mkbuf(PvmDataDefault);
-    if (mid < 0)
-        return mid;
-    int old = pvm_setsbuf(mid);
-    int rc = nint ? pvm_pkint((int *)ints, nint, 1) : 0;
+    struct pmsg *m = pvmi_xbuf();
+    if (!m)
+        return PvmNoMem;
+    int rc = pvmi_put_ints(m, ints, nint);
     if (rc >= 0 && str)
-        rc = pvmam_pk_str(str);
-    pvm_setsbuf(old);
+        rc = pvmi_put_counted(m, str);
     if (rc < 0) {
-        pvm_freebuf(mid);
+        pmsg_free(m);
         return rc;
     }
-    return pvmam_ctrl_post(mid, tag, &dst, 1);
+    return pvmx_ctrl_post(m, tag, &dst, 1);
 }
 
-int pvmam_ctrl_unpack(struct pmsg *m, int *ints, int nint, char *str, size_t max)
+int pvmx_ctrl_unpack(struct pmsg *m, int *ints, int nint, char *str, size_t max)
 {
-    int old = pvm_setrbuf(m->mid);
-    int rc = nint ? pvm_upkint(ints, nint, 1) : 0;
+    int rc = pvmi_get_ints(m, ints, nint);
     if (rc >= 0 && str)
-        rc = pvmam_upk_str(str, max);
-    pvm_setrbuf(old);
+        rc = pvmi_get_counted(m, str, max);
     return rc < 0 ? rc : 0;
 }
 
 /* ---- the mailbox ------------------------------------------------------- */
 
-int pvmam_publish(void)
+int pvmx_publish(void)
 {
     char name[32];
-    mbox_name(name, sizeof name, pvmam.mytid);
-    int mid = pvm_mkbuf(PvmDataDefault);
-    if (mid < 0)
-        return mid;
-    int old = pvm_setsbuf(mid);
-    int rc = pvmam_pk_str(pvmam.addr);
-    pvm_setsbuf(old);
+    mbox_name(name, sizeof name, pvmx.mytid);
+    struct pmsg *m = pvmi_xbuf();
+    if (!m)
+        return PvmNoMem;
+    int rc = pvmi_put_counted(m, pvmx.addr);
     if (rc >= 0)
-        rc = pvm_putinfo(name, mid, PvmMboxDefault);
-    pvm_freebuf(mid);
+        rc = pvmi_mbox_put(name, -1, PvmMboxDefault, m->mid);
+    pmsg_free(m);
     return rc < 0 ? rc : 0;
-}
-
-void pvmam_unpublish(void)
-{
-    char name[32];
-    mbox_name(name, sizeof name, pvmam.mytid);
-    pvm_delinfo(name, 0, PvmMboxDefault);
 }
 
 /* 1 found (p->addr set), 0 not there, <0 error.  The user's receive
  * buffer is left alone (pvm_recvinfo would replace it). */
-static int lookup(struct pvmam_peer *p)
+static int lookup(struct pvmx_peer *p)
 {
     char name[32];
     mbox_name(name, sizeof name, p->tid);
@@ -131,7 +100,7 @@ static int lookup(struct pvmam_peer *p)
     int rc = pvmi_mbox_get(name, 0, PvmMboxDefault, &m);
     if (rc < 0)
         return rc == PvmNotFound ? 0 : rc;
-    rc = pvmam_ctrl_unpack(m, NULL, 0, p->addr, sizeof p->addr);
+    rc = pvmx_ctrl_unpack(m, NULL, 0, p->addr, sizeof p->addr);
     if (rc >= 0 && !p->addr[0])
         rc = PvmBadMsg;
     pmsg_free(m);
@@ -142,13 +111,13 @@ static int lookup(struct pvmam_peer *p)
 
 /* No AM link to p from now on: close what there is and keep the daemon
  * route for good (a refused or failed link is not retried). */
-static void give_up(struct pvmam_peer *p, const char *why, int rc)
+static void give_up(struct pvmx_peer *p, const char *why, int rc)
 {
-    pvmam_log("no AM link to t%x (%s: %s); using the daemon route", p->tid, why,
+    pvmx_log("no AM link to t%x (%s: %s); using the daemon route", p->tid, why,
               am_strerror(rc));
     if (p->ep) {
-        am_remove_task(pvmam.ifc, p->tid);
-        am_deallocate_task(pvmam.ifc, p->ep);
+        am_remove_task(pvmx.ifc, p->tid);
+        am_deallocate_task(pvmx.ifc, p->ep);
         p->ep = NULL;
     }
     p->kind = PEER_STOCK;
@@ -162,11 +131,11 @@ static void give_up(struct pvmam_peer *p, const char *why, int rc)
 #define ALIVE_FIRST_MS 200
 #define ALIVE_EVERY_MS 1000
 
-static int waiting_switch(const struct pvmam_peer *p) { return p->conn_sent && !p->rx_open; }
+static int waiting_switch(const struct pvmx_peer *p) { return p->conn_sent && !p->rx_open; }
 
-static void check_alive(struct pvmam_peer *p)
+static void check_alive(struct pvmx_peer *p)
 {
-    long long now = pvmam_now_ms();
+    long long now = pvmx_now_ms();
     if (now < p->alive_check_ms || !pvmi_route_may_request())
         return;
     p->alive_check_ms = now + ALIVE_EVERY_MS;
@@ -184,55 +153,55 @@ static void defer(int *flag)
 
 /* As the smaller tid: connect and announce it (CONN).  Our user messages
  * keep the daemon route until L's SWITCH says it has accepted. */
-int pvmam_link_connect(struct pvmam_peer *p)
+int pvmx_link_connect(struct pvmx_peer *p)
 {
     if (p->ep || p->kind != PEER_AM || p->dead)
         return 0;
-    int rc = am_allocate_task(pvmam.ifc, &p->ep);
+    int rc = am_allocate_task(pvmx.ifc, &p->ep);
     if (rc < 0)
         return give_up(p, "allocate", rc), rc;
-    rc = am_connect_task(pvmam.ifc, p->ep, p->addr);
+    rc = am_connect_task(pvmx.ifc, p->ep, p->addr);
     if (rc < 0)
         return give_up(p, "connect", rc), rc;
-    rc = am_insert_task(pvmam.ifc, p->ep, p->tid);
+    rc = am_insert_task(pvmx.ifc, p->ep, p->tid);
     if (rc < 0)
         return give_up(p, "insert", rc), rc;
-    if (pvmam_send_ctrl(p->tid, PVMAM_TAG_CONN, &pvmam.mytid, 1, pvmam.addr) < 0)
+    if (pvmx_send_ctrl(p->tid, PVMAM_TAG_CONN, &pvmx.mytid, 1, pvmx.addr) < 0)
         return give_up(p, "daemon", AM_ERR_SYS), PvmSysErr;
     p->conn_sent = 1;
-    p->alive_check_ms = pvmam_now_ms() + ALIVE_FIRST_MS;
+    p->alive_check_ms = pvmx_now_ms() + ALIVE_FIRST_MS;
     pending++;   /* link work watches the wait for SWITCH */
-    pvmam_log("connected to t%x at %s", p->tid, p->addr);
+    pvmx_log("connected to t%x at %s", p->tid, p->addr);
     return 0;
 }
 
 /* As the larger tid: accept the connector's link (its CONN arrived).  Our
  * AMs may go once SWITCH is out (link work, at a safe point): S holds any
  * that overtake it. */
-static void link_accept(struct pvmam_peer *p)
+static void link_accept(struct pvmx_peer *p)
 {
     if (p->tx_open || p->ep)
         return;
-    int rc = am_allocate_task(pvmam.ifc, &p->ep);
+    int rc = am_allocate_task(pvmx.ifc, &p->ep);
     if (rc >= 0)
-        rc = am_accept_task(pvmam.ifc, p->ep, p->addr);
+        rc = am_accept_task(pvmx.ifc, p->ep, p->addr);
     if (rc >= 0)
-        rc = am_insert_task(pvmam.ifc, p->ep, p->tid);
+        rc = am_insert_task(pvmx.ifc, p->ep, p->tid);
     if (rc < 0) {
         give_up(p, "accept", rc);
         defer(&p->need_nak);   /* S must not wait for a SWITCH */
         return;
     }
     defer(&p->need_switch);   /* sent from a safe point: we may be mid-input */
-    pvmam_log("accepted t%x at %s", p->tid, p->addr);
+    pvmx_log("accepted t%x at %s", p->tid, p->addr);
 }
 
-void pvmam_link_consider(struct pvmam_peer *p)
+void pvmx_link_consider(struct pvmx_peer *p)
 {
-    if (!pvmam.on || p->ep || p->dead || p->kind == PEER_STOCK || p->tid == pvmam.mytid)
+    if (!pvmx.on || p->ep || p->dead || p->kind == PEER_STOCK || p->tid == pvmx.mytid)
         return;
     if (p->kind == PEER_UNKNOWN) {
-        long long now = pvmam_now_ms();
+        long long now = pvmx_now_ms();
         if (now < p->retry_ms || !pvmi_route_may_request())
             return;
         int rc = lookup(p);
@@ -246,10 +215,10 @@ void pvmam_link_consider(struct pvmam_peer *p)
         }
         p->kind = PEER_AM;
     }
-    if (pvmam.mytid < p->tid) {
-        pvmam_link_connect(p);
+    if (pvmx.mytid < p->tid) {
+        pvmx_link_connect(p);
     } else if (!p->requested) {
-        if (pvmam_send_ctrl(p->tid, PVMAM_TAG_REQ, &pvmam.mytid, 1, pvmam.addr) >= 0)
+        if (pvmx_send_ctrl(p->tid, PVMAM_TAG_REQ, &pvmx.mytid, 1, pvmx.addr) >= 0)
             p->requested = 1;
     }
 }
@@ -257,35 +226,20 @@ void pvmam_link_consider(struct pvmam_peer *p)
 /* ---- incoming control ---------------------------------------------------- */
 
 /* Control messages that came while AM was starting, in arrival order. */
-static struct pmsg *early_head, *early_tail;
+static struct pvmi_msgq early;
 
-static void keep_early(struct pmsg *m)
+void pvmx_ctrl_replay_early(void)
 {
-    m->qnext = NULL;
-    if (early_tail)
-        early_tail->qnext = m;
-    else
-        early_head = m;
-    early_tail = m;
-}
-
-void pvmam_ctrl_replay_early(void)
-{
-    while (early_head) {
-        struct pmsg *m = early_head;
-        early_head = m->qnext;
-        if (!early_head)
-            early_tail = NULL;
-        m->qnext = NULL;
-        pvmam_ctrl_filter(m);
-    }
+    struct pmsg *m;
+    while ((m = pvmi_msgq_take(&early)))
+        pvmx_ctrl_filter(m);
 }
 
 /* AM is off here (or failed to start): a connector must not wait. */
 static void refuse(struct pmsg *m)
 {
-    if (m->tag == PVMAM_TAG_CONN && !pvmam.exiting) {
-        struct pvmam_peer *p = pvmam_peer_get(m->src);
+    if (m->tag == PVMAM_TAG_CONN && !pvmx.exiting) {
+        struct pvmx_peer *p = pvmx_peer_get(m->src);
         if (p) {
             p->kind = PEER_STOCK;
             defer(&p->need_nak);
@@ -294,20 +248,20 @@ static void refuse(struct pmsg *m)
     pmsg_free(m);
 }
 
-int pvmam_ctrl_filter(struct pmsg *m)
+int pvmx_ctrl_filter(struct pmsg *m)
 {
     if (!PVMAM_IS_CTRL(m))
         return 0;
     if (PVMAM_IS_INIT(m->tag)) {
-        pvmam_init_note(m);
+        pvmx_init_note(m);
         pmsg_free(m);
         return 1;
     }
-    if (pvmam.starting) {   /* our address is out already: handle it once up */
-        keep_early(m);
+    if (pvmx.starting) {   /* our address is out already: handle it once up */
+        pvmi_msgq_put(&early, m);
         return 1;
     }
-    struct pvmam_peer *p = pvmam.on ? pvmam_peer_get(m->src) : NULL;
+    struct pvmx_peer *p = pvmx.on ? pvmx_peer_get(m->src) : NULL;
     if (!p) {
         refuse(m);
         return 1;
@@ -315,9 +269,9 @@ int pvmam_ctrl_filter(struct pmsg *m)
     int with_addr = m->tag == PVMAM_TAG_REQ || m->tag == PVMAM_TAG_CONN;
     int who = 0;
     char addr[sizeof p->addr];
-    int rc = pvmam_ctrl_unpack(m, &who, with_addr, with_addr ? addr : NULL, sizeof addr);
+    int rc = pvmx_ctrl_unpack(m, &who, with_addr, with_addr ? addr : NULL, sizeof addr);
     if (rc < 0 || (with_addr && who != m->src)) {
-        pvmam_log("malformed control message from t%x dropped", m->src);
+        pvmx_log("malformed control message from t%x dropped", m->src);
         if (m->tag == PVMAM_TAG_CONN)
             defer(&p->need_nak);
         pmsg_free(m);
@@ -329,11 +283,11 @@ int pvmam_ctrl_filter(struct pmsg *m)
     }
     switch (m->tag) {
     case PVMAM_TAG_REQ:       /* we are the smaller tid: connect */
-        if (pvmam.mytid < p->tid && !p->ep)
+        if (pvmx.mytid < p->tid && !p->ep)
             defer(&p->need_connect);
         break;
     case PVMAM_TAG_CONN:      /* accept; its READY will open our receive side */
-        if (pvmam.mytid > p->tid)
+        if (pvmx.mytid > p->tid)
             link_accept(p);
         else
             defer(&p->need_nak);   /* the smaller tid never accepts */
@@ -341,17 +295,17 @@ int pvmam_ctrl_filter(struct pmsg *m)
     case PVMAM_TAG_SWITCH:    /* L accepted: its last daemon message */
         if (!p->conn_sent || p->rx_open)
             break;
-        pvmam_log("t%x accepted; switching to AM", p->tid);
+        pvmx_log("t%x accepted; switching to AM", p->tid);
         p->rx_open = 1;   /* conn_sent stays until READY is out */
-        pvmam_release_held(p);
+        pvmx_release_held(p);
         defer(&p->need_ready);
         break;
     case PVMAM_TAG_READY:     /* S's last daemon message */
         if (!p->ep || p->conn_sent || p->rx_open)
             break;
-        pvmam_log("t%x switched to AM", p->tid);
+        pvmx_log("t%x switched to AM", p->tid);
         p->rx_open = 1;
-        pvmam_release_held(p);
+        pvmx_release_held(p);
         break;
     case PVMAM_TAG_NAK:       /* L will not take AMs from us */
         if (p->conn_sent && !p->rx_open)
@@ -362,59 +316,72 @@ int pvmam_ctrl_filter(struct pmsg *m)
     return 1;
 }
 
-int pvmam_link_opening(const struct pvmam_peer *p)
+int pvmx_link_opening(const struct pvmx_peer *p)
 {
     return p->ep && !p->dead && !(p->tx_open && p->rx_open);
 }
 
 /* A user message came through the daemon from src. */
-void pvmam_saw_daemon_msg(int src)
+void pvmx_saw_daemon_msg(int src)
 {
-    if (!pvmam.on || src == pvmam.mytid || src <= 0 || (src & 0x3ffff) == 0)
+    if (!pvmx.on || src == pvmx.mytid || src <= 0 || (src & 0x3ffff) == 0)
         return;
-    struct pvmam_peer *p = pvmam_peer_get(src);
+    struct pvmx_peer *p = pvmx_peer_get(src);
     if (p && p->kind == PEER_UNKNOWN)
         defer(&p->check);
 }
 
-static int has_work(const struct pvmam_peer *p)
+static int has_work(const struct pvmx_peer *p)
 {
-    return p->need_nak || (pvmam.on && (p->need_switch || p->need_ready || p->need_connect ||
-                                        p->check || waiting_switch(p)));
+    return p->need_nak || (pvmx.on && (p->need_switch || p->need_ready || p->need_connect ||
+                                        p->check || p->consider || waiting_switch(p)));
 }
 
-void pvmam_link_work(void)
+int pvmx_link_want(struct pvmx_peer *p)
+{
+    if (!pvmx.on)
+        return 0;
+    if (!p->ep && !p->dead && p->kind != PEER_STOCK && p->tid != pvmx.mytid)
+        defer(&p->consider);
+    return pending != 0;
+}
+
+void pvmx_link_work(void)
 {
     if (!pending || working)
         return;
     working = 1;
-    for (int i = 0; i < pvmam_peer_count(); i++) {
-        struct pvmam_peer *p = pvmam_peer_at(i);
+    for (int i = 0; i < pvmx_peer_count(); i++) {
+        struct pvmx_peer *p = pvmx_peer_at(i);
         if (p->need_nak) {
             p->need_nak = 0;
-            pvmam_log("refusing an AM link from t%x", p->tid);
-            pvmam_send_ctrl(p->tid, PVMAM_TAG_NAK, NULL, 0, NULL);
+            pvmx_log("refusing an AM link from t%x", p->tid);
+            pvmx_send_ctrl(p->tid, PVMAM_TAG_NAK, NULL, 0, NULL);
         }
-        if (!pvmam.on)
+        if (!pvmx.on)
             continue;
         if (p->need_switch) {
             p->need_switch = 0;
-            pvmam_log("switching to AM towards t%x", p->tid);
-            if (pvmam_send_ctrl(p->tid, PVMAM_TAG_SWITCH, NULL, 0, NULL) < 0)
+            pvmx_log("switching to AM towards t%x", p->tid);
+            if (pvmx_send_ctrl(p->tid, PVMAM_TAG_SWITCH, NULL, 0, NULL) < 0)
                 p->dead = 1;
             p->tx_open = 1;   /* SWITCH is our last daemon-route message to p */
         }
         if (p->need_ready) {
             /* READY is our last daemon-route message to p: AM after it */
             p->need_ready = 0;
-            if (pvmam_send_ctrl(p->tid, PVMAM_TAG_READY, NULL, 0, NULL) < 0)
+            if (pvmx_send_ctrl(p->tid, PVMAM_TAG_READY, NULL, 0, NULL) < 0)
                 p->dead = 1;
             p->tx_open = 1;
             p->conn_sent = 0;
         }
         if (p->need_connect) {
             p->need_connect = 0;
-            pvmam_link_connect(p);
+            pvmx_link_connect(p);
+        }
+        if (p->consider) {
+            p->consider = 0;
+            pvmx_link_consider(p);
         }
         if (waiting_switch(p))
             check_alive(p);
@@ -422,13 +389,13 @@ void pvmam_link_work(void)
             p->check = 0;
             p->retry_ms = 0;
             p->lookups = 2;   /* it spoke to us: one lookup decides */
-            pvmam_link_consider(p);
+            pvmx_link_consider(p);
         }
     }
     /* Recount: the sends above read input, and control messages that
      * arrived meanwhile may have deferred work for peers already passed. */
     pending = 0;
-    for (int i = 0; i < pvmam_peer_count(); i++)
-        pending += has_work(pvmam_peer_at(i));
+    for (int i = 0; i < pvmx_peer_count(); i++)
+        pending += has_work(pvmx_peer_at(i));
     working = 0;
 }

@@ -6,15 +6,15 @@
 #include <string.h>
 #include "pvmam_int.h"
 
-static struct pvmam_peer **slot;   /* hash: tid -> peer */
+static struct pvmx_peer **slot;   /* hash: tid -> peer */
 static unsigned nslot;             /* power of two */
-static struct pvmam_peer **list;   /* in creation order */
+static struct pvmx_peer **list;   /* in creation order */
 static int npeer, cap;
-static struct pvmam_peer *last;    /* the last one found */
+static struct pvmx_peer *last;    /* the last one found */
 
 static unsigned hash(int tid, unsigned n) { return ((unsigned)tid * 2654435761u) & (n - 1); }
 
-struct pvmam_peer *pvmam_peer_find(int tid)
+struct pvmx_peer *pvmx_peer_find(int tid)
 {
     /* a message is looked up several times on its way (route, send,
      * handler), and a ping-pong talks to one peer: remember the last */
@@ -32,7 +32,7 @@ struct pvmam_peer *pvmam_peer_find(int tid)
 
 static int rehash(unsigned n)
 {
-    struct pvmam_peer **s = calloc(n, sizeof *s);
+    struct pvmx_peer **s = calloc(n, sizeof *s);
     if (!s)
         return -1;
     for (int k = 0; k < npeer; k++) {
@@ -47,14 +47,14 @@ static int rehash(unsigned n)
     return 0;
 }
 
-struct pvmam_peer *pvmam_peer_get(int tid)
+struct pvmx_peer *pvmx_peer_get(int tid)
 {
-    struct pvmam_peer *p = pvmam_peer_find(tid);
+    struct pvmx_peer *p = pvmx_peer_find(tid);
     if (p)
         return p;
     if (npeer == cap) {
         int nc = cap ? cap * 2 : 16;
-        struct pvmam_peer **l = realloc(list, sizeof *l * (size_t)nc);
+        struct pvmx_peer **l = realloc(list, sizeof *l * (size_t)nc);
         if (!l)
             return NULL;
         list = l;
@@ -74,13 +74,13 @@ struct pvmam_peer *pvmam_peer_get(int tid)
     return p;
 }
 
-int pvmam_peer_count(void) { return npeer; }
-struct pvmam_peer *pvmam_peer_at(int i) { return i >= 0 && i < npeer ? list[i] : NULL; }
+int pvmx_peer_count(void) { return npeer; }
+struct pvmx_peer *pvmx_peer_at(int i) { return i >= 0 && i < npeer ? list[i] : NULL; }
 
-void pvmam_peers_free(void)
+void pvmx_peers_free(void)
 {
     for (int k = 0; k < npeer; k++) {
-        pvmam_peer_drop_rx(list[k]);
+        pvmx_peer_drop_rx(list[k]);
         free(list[k]);
     }
     free(list);

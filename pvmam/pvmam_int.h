@@ -17,7 +17,7 @@
 #include "pvmam.h"
 
 /* ---- configuration (config.c) ------------------------------------------ */
-struct pvmam_config {
+struct pvmx_config {
     char transport[8];   /* "tcp", "udp" or "off" */
     unsigned depth;
     unsigned timeout_ms;
@@ -25,16 +25,16 @@ struct pvmam_config {
 };
 /* Read PVMAM_*; a bad value is reported in one line and AM is turned off.
  * Returns 0 or -1 (bad value). */
-int pvmam_read_config(struct pvmam_config *cfg);
+int pvmx_read_config(struct pvmx_config *cfg);
 /* Make spawned children inherit the PVMAM_* settings (PVM_EXPORT). */
-void pvmam_export_env(void);
+void pvmx_export_env(void);
 
 /* ---- peers (peer.c) --------------------------------------------------- */
-enum pvmam_kind { PEER_UNKNOWN, PEER_STOCK, PEER_AM };
+enum pvmx_kind { PEER_UNKNOWN, PEER_STOCK, PEER_AM };
 
-struct pvmam_peer {
+struct pvmx_peer {
     int tid;
-    enum pvmam_kind kind;
+    enum pvmx_kind kind;
     int tx_open;          /* our user messages to it go over AM */
     int rx_open;          /* its SWITCH arrived: its AMs may be delivered */
     int requested;        /* we asked it to connect (REQ sent) */
@@ -42,6 +42,7 @@ struct pvmam_peer {
     long long alive_check_ms;   /* ...when to ask the pvmd if it still exists */
     int dead;             /* libam declared the endpoint dead */
     int check;            /* a daemon message came from it: look it up */
+    int consider;         /* we sent it one via the daemon: decide its route */
     int need_connect;     /* its REQ arrived: connect from a safe point */
     int need_switch;      /* accepted: send SWITCH from a safe point */
     int need_ready;       /* SWITCH arrived: send READY from a safe point */
@@ -58,19 +59,19 @@ struct pvmam_peer {
     unsigned rtoken;      /* != 0: landing in a pvm_precv buffer */
     char *rblock;
     /* AM messages that arrived before its SWITCH (kept in order) */
-    struct pmsg *hold_head, *hold_tail;
+    struct pvmi_msgq hold;
     struct pvmam_stats st;
 };
 
-struct pvmam_peer *pvmam_peer_find(int tid);         /* NULL if none */
-struct pvmam_peer *pvmam_peer_get(int tid);          /* create; NULL on no memory */
-int pvmam_peer_count(void);
-struct pvmam_peer *pvmam_peer_at(int i);
-void pvmam_peers_free(void);
+struct pvmx_peer *pvmx_peer_find(int tid);         /* NULL if none */
+struct pvmx_peer *pvmx_peer_get(int tid);          /* create; NULL on no memory */
+int pvmx_peer_count(void);
+struct pvmx_peer *pvmx_peer_at(int i);
+void pvmx_peers_free(void);
 
 /* ---- global state ---------------------------------------------------- */
-struct pvmam_state {
-    struct pvmam_config cfg;
+struct pvmx_state {
+    struct pvmx_config cfg;
     int on;                   /* AM usable (transport up) */
     int starting;             /* r_connect is bringing AM up (publishing) */
     int exiting;              /* r_exit has begun */
@@ -78,15 +79,13 @@ struct pvmam_state {
     am_interface_t *ifc;
     char addr[64];            /* our AM address */
     int h_frag;               /* handler id */
-    struct pvmam_peer *placing;   /* a fragment is being read into a precv's buffer */
-    volatile int sigio;       /* the daemon socket signalled input */
-    int daemon_fd;
+    struct pvmx_peer *placing;   /* a fragment is being read into a precv's buffer */
     struct pvmam_stats total;
 };
-extern struct pvmam_state pvmam;
+extern struct pvmx_state pvmx;
 
-void pvmam_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-long long pvmam_now_ms(void);
+void pvmx_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+long long pvmx_now_ms(void);
 
 /* ---- link set-up (link.c) ---------------------------------------------- */
 /* Control messages between libpvm3am tasks, over the daemon route, in the
@@ -105,35 +104,43 @@ long long pvmam_now_ms(void);
                           (m)->tag <= PVMAM_TAG_NAK)
 #define PVMAM_IS_INIT(tag) ((tag) >= PVMAM_TAG_HELLO && (tag) <= PVMAM_TAG_GO)
 
-int pvmam_publish(void);                      /* our address into the mailbox */
-void pvmam_unpublish(void);
-int pvmam_ctrl_filter(struct pmsg *m);        /* consume a control message */
-void pvmam_ctrl_replay_early(void);           /* after start-up: handle (or refuse)
+/* Our mailbox entries: "pvmam.<tid>" (AM address), "pvmam.lib.<tid>"
+ * (amstat.c); the route declares the prefix its own (pvm_getmboxinfo). */
+#define PVMAM_MBOX_PREFIX "pvmam."
+
+int pvmx_publish(void);                      /* our address into the mailbox */
+int pvmx_ctrl_filter(struct pmsg *m);        /* consume a control message */
+void pvmx_ctrl_replay_early(void);           /* after start-up: handle (or refuse)
                                                  what came while starting */
-void pvmam_link_work(void);                   /* deferred set-up steps */
+void pvmx_link_work(void);                   /* deferred set-up steps */
 /* Is the link to p in set-up (an endpoint, not yet open both ways)? */
-int pvmam_link_opening(const struct pvmam_peer *p);
-void pvmam_saw_daemon_msg(int src);           /* a user message via the pvmd */
+int pvmx_link_opening(const struct pvmx_peer *p);
+void pvmx_saw_daemon_msg(int src);           /* a user message via the pvmd */
 /* Decide the route to a peer on the first message (may open the link). */
-void pvmam_link_consider(struct pvmam_peer *p);
+void pvmx_link_consider(struct pvmx_peer *p);
+/* A user message to p goes through the daemon: note it for link work.
+ * Nonzero if there is link work to do. */
+int pvmx_link_want(struct pvmx_peer *p);
 /* Open the AM link to p as the connecting side (smaller tid). */
-int pvmam_link_connect(struct pvmam_peer *p);
-int pvmam_send_ctrl(int dst, int tag, const int *ints, int nint, const char *str);
-int pvmam_ctrl_post(int mid, int tag, const int *dsts, int n);   /* frees mid */
-int pvmam_ctrl_unpack(struct pmsg *m, int *ints, int nint, char *str, size_t max);
-int pvmam_pk_str(const char *s);              /* {len, bytes} into the send buffer */
-int pvmam_upk_str(char *s, size_t max);       /* ... out of the receive buffer */
+int pvmx_link_connect(struct pvmx_peer *p);
+/* Control message tag to dst over the daemon route: ints, then a counted
+ * string when str is not NULL.  0 or a PVM error. */
+int pvmx_send_ctrl(int dst, int tag, const int *ints, int nint, const char *str);
+/* Send the internal buffer m as control message tag to each of dsts over
+ * the daemon route; frees m. */
+int pvmx_ctrl_post(struct pmsg *m, int tag, const int *dsts, int n);
+int pvmx_ctrl_unpack(struct pmsg *m, int *ints, int nint, char *str, size_t max);
 
 /* ---- pvmam_init messages (init.c) ---------------------------------- */
-void pvmam_init_note(struct pmsg *m);        /* HELLO/TABLE/DONE/GO arrived */
+void pvmx_init_note(struct pmsg *m);        /* HELLO/TABLE/DONE/GO arrived */
 
 /* ---- fragments (frag.c) --------------------------------------------- */
-int pvmam_frag_send(struct pvmam_peer *p, struct pmsg *m);
-int pvmam_frag_send_bytes(struct pvmam_peer *p, int tag, int ctx, const void *buf, size_t len);
-void pvmam_frag_handler(const am_token_t *tok, void *data, size_t len);
-int pvmam_frag_bind(void);   /* handler id (with its placer), or < 0 */
-void pvmam_frag_check_place(void);   /* before am_poll: is a precv's buffer still wanted? */
-void pvmam_release_held(struct pvmam_peer *p);
-void pvmam_peer_drop_rx(struct pvmam_peer *p);
+int pvmx_frag_send(struct pvmx_peer *p, struct pmsg *m);
+int pvmx_frag_send_bytes(struct pvmx_peer *p, int tag, int ctx, const void *buf, size_t len);
+void pvmx_frag_handler(const am_token_t *tok, void *data, size_t len);
+int pvmx_frag_bind(void);   /* handler id (with its placer), or < 0 */
+void pvmx_frag_check_place(void);   /* before am_poll: is a precv's buffer still wanted? */
+void pvmx_release_held(struct pvmx_peer *p);
+void pvmx_peer_drop_rx(struct pvmx_peer *p);
 
 #endif /* PVMAM_INT_H */

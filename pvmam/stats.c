@@ -21,28 +21,28 @@ int pvmam_stats(int tid, struct pvmam_stats *out)
     struct am_stats a;
     memset(&a, 0, sizeof a);
     if (tid == 0) {
-        for (int i = 0; i < pvmam_peer_count(); i++) {
-            struct pvmam_peer *p = pvmam_peer_at(i);
+        for (int i = 0; i < pvmx_peer_count(); i++) {
+            struct pvmx_peer *p = pvmx_peer_at(i);
             add(out, &p->st);
             out->peers_am += p->tx_open && !p->dead;
-            out->peers_opening += pvmam_link_opening(p);
+            out->peers_opening += pvmx_link_opening(p);
         }
         /* daemon-route counts include tasks we never had a peer entry for */
-        out->pvmd_msgs_sent = pvmam.total.pvmd_msgs_sent;
-        out->pvmd_msgs_recv = pvmam.total.pvmd_msgs_recv;
-        out->pvmd_bytes_sent = pvmam.total.pvmd_bytes_sent;
-        out->pvmd_bytes_recv = pvmam.total.pvmd_bytes_recv;
-        if (pvmam.ifc)
-            am_interface_stats(pvmam.ifc, &a);
+        out->pvmd_msgs_sent = pvmx.total.pvmd_msgs_sent;
+        out->pvmd_msgs_recv = pvmx.total.pvmd_msgs_recv;
+        out->pvmd_bytes_sent = pvmx.total.pvmd_bytes_sent;
+        out->pvmd_bytes_recv = pvmx.total.pvmd_bytes_recv;
+        if (pvmx.ifc)
+            am_interface_stats(pvmx.ifc, &a);
     } else {
-        struct pvmam_peer *p = pvmam_peer_find(tid);
+        struct pvmx_peer *p = pvmx_peer_find(tid);
         if (!p)
             return PvmNoTask;
         *out = p->st;
         out->peers_am = p->tx_open && !p->dead;
-        out->peers_opening = pvmam_link_opening(p);
-        if (pvmam.ifc)
-            am_task_stats(pvmam.ifc, tid, &a);
+        out->peers_opening = pvmx_link_opening(p);
+        if (pvmx.ifc)
+            am_task_stats(pvmx.ifc, tid, &a);
     }
     out->retransmits = a.retransmits;
     out->duplicates = a.duplicates;

@@ -2,7 +2,8 @@
 # Stock symbols (issue 13): every object of stock libfpvm3.a, and stock
 # libgpvm3.so, link against libpvm3am with nothing undefined; every name
 # stock libpvm3.so (and stock libgpvm3.so's pvm_* API) exports is exported
-# by libpvm3am, except those tests/integration/symbols.exclude lists.
+# by libpvm3am, except those tests/integration/symbols.exclude lists; and
+# libpvm3am exports nothing else but pvm3.h's and pvmam.h's names.
 # No pvmd needed.
 L=${PVM_LIBDIR:-/usr/lib/x86_64-linux-gnu}
 LIB=$top_builddir/.libs
@@ -44,6 +45,18 @@ if [ -s "$W/missing" ]; then
     cat "$W/missing"; rc=1
 else
     echo "ok: $(wc -l < "$W/stock") stock names: $(comm -12 "$W/stock" "$W/ours" | wc -l) exported, $(comm -12 "$W/stock" "$W/excl" | wc -l) excluded as documented"
+fi
+# Nothing internal is exported: every name is stock's (above), declared in
+# pvm3.h or pvmam.h, or the one test hook badinput.c reads.
+for h in /usr/include/pvm3.h "$top_srcdir/pvmam/pvmam.h"; do
+    grep -o '[A-Za-z_][A-Za-z0-9_]*' "$h"
+done | sort -u > "$W/declared"
+echo pvmi_bad_fragments > "$W/hooks"
+comm -23 "$W/ours" "$W/stock" | comm -23 - "$W/declared" | comm -23 - "$W/hooks" > "$W/extra"
+if [ -s "$W/extra" ]; then
+    echo "FAIL: libpvm3am exports internal names:"; cat "$W/extra"; rc=1
+else
+    echo "ok: $(wc -l < "$W/ours") exported names, none internal"
 fi
 # an exclusion we now export is stale
 stale=$(comm -12 "$W/excl" "$W/ours")

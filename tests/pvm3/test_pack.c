@@ -1,7 +1,7 @@
 /*
  * test_pack.c - unit tests of pvm3 message buffers and packing.
  * libtirpc's XDR encoder is the oracle for PvmDataDefault; the byte
- * examples of pvm-protocol.md 9.1/9.2 (seen on the wire from stock
+ * examples of docs/protocol.md (seen on the wire from stock
  * libpvm3) pin down the PVM-specific rules.
  */
 #include <check.h>

@@ -1,0 +1,42 @@
+/*
+ * route_int.h - pvm3's own side of the route seam: iterating the
+ * registered routes, the daemon socket's watch, pvm_precv's side of the
+ * sink.  Routes include route.h only.
+ */
+#ifndef PVM3_ROUTE_INT_H
+#define PVM3_ROUTE_INT_H
+
+#include "route.h"
+
+/* The routes the build names (generated, see route.h), NULL-terminated;
+ * route.c registers them before the task connects (pvmi_routes_load). */
+extern const struct pvm_route_ops *const pvmi_route_table[];
+void pvmi_routes_load(void);
+
+/* route.c: iterate the registered routes. */
+int pvmi_routes_send(int tid, struct pmsg *m, int *sent);
+int pvmi_send_via_daemon(int dst, struct pmsg *m);   /* note it, then send */
+int pvmi_routes_send_bytes(int tid, int tag, int msgctx, const void *buf, size_t len, int *sent);
+int pvmi_routes_poll(void);
+int pvmi_routes_fds(struct pollfd *fds, int max, int *timeout_ms);
+int pvmi_routes_filter(struct pmsg *m);
+void pvmi_routes_connected(void);
+unsigned pvmi_routes_sent_daemon(int tid, const struct pmsg *m);
+void pvmi_routes_poll_wanted(unsigned want);
+void pvmi_routes_exit(void);
+/* Nonzero if a route declared name's prefix its own (mailbox). */
+int pvmi_routes_own_name(const char *name);
+
+/* dwatch.c: the daemon socket's SIGIO watch. */
+int pvmi_dwatch_ready(void);   /* -1 not watching; 1 input may be there (forgotten); 0 */
+void pvmi_dwatch_stop(void);
+
+/* sink.c: pvm_precv's side. */
+void pvmi_sink_arm(int src, int tag, int ctx, int bytes_only, void *buf, size_t cap);
+int pvmi_sink_landing(void);
+int pvmi_sink_take(int *src, int *tag);   /* 1: a message landed (its source, tag) */
+size_t pvmi_sink_total(void);        /* its payload length */
+void pvmi_sink_saw(const struct pmsg *m);   /* m was queued */
+void pvmi_sink_disarm(void);
+
+#endif /* PVM3_ROUTE_INT_H */
