@@ -22,7 +22,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct pvmi_conn c;
     memset(&c, 0, sizeof c);
     c.fd = sv[0];
-    c.peer = PVMI_TIDPVMD;
     size_t off = 0;
     while (off < size) {   /* in pieces, so partial headers and bodies happen */
         size_t n = size - off > 1000 ? 1000 : size - off;
