@@ -490,7 +490,10 @@ static void retransmit(am_interface_t *ifc)
             s->timeout_us *= 2;
             s->deadline_us = now + s->timeout_us;
             struct iovec v = { s->copy, s->copy_len };
-            tr_send(ifc, ep, &v, 1);
+            if (tr_send(ifc, ep, &v, 1) == AM_ERR_DEAD) {   /* e.g. its port is closed */
+                amx_declare_dead(ifc, ep);
+                break;
+            }
             ep->st.retransmits++;
             ifc->st.retransmits++;
         }

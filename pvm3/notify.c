@@ -45,3 +45,18 @@ int pvm_notify(int what, int code, int count, int *vals)
     pmsg_free(req);
     return pvmi_err("pvm_notify", rc < 0 ? rc : 0);
 }
+
+/* For routes: tell me (ctx, tag, body {tid}) when tid exits.  Their
+ * control tags are outside the user range, so this skips pvm_notify's
+ * checks; the pvmd takes any tag (docs/protocol.md 7.1). */
+int pvmi_notify_exit(int tid, int ctx, int tag)
+{
+    struct pmsg *req = pvmi_xbuf();
+    if (!req)
+        return PvmNoMem;
+    int body[5] = { PvmTaskExit, ctx, tag, 1, tid };
+    pvmi_put_ints(req, body, 5);
+    int rc = pvmi_tm_send(TM_NOTIFY, req);
+    pmsg_free(req);
+    return rc < 0 ? rc : 0;
+}

@@ -94,6 +94,8 @@ int pvmi_put_str(struct pmsg *m, const char *s);
 int pvmi_put_counted(struct pmsg *m, const char *s);
 int pvmi_get_int(struct pmsg *m, int *v);
 int pvmi_get_ints(struct pmsg *m, int *v, int n);
+/* Ask the pvmd for {tid} in (ctx, tag) when task tid exits; 0 or an error. */
+int pvmi_notify_exit(int tid, int ctx, int tag);
 int pvmi_get_str(struct pmsg *m, char *s, size_t max);
 /* ...and back: PvmBadMsg unless it fits in max with its '\0'. */
 int pvmi_get_counted(struct pmsg *m, char *s, size_t max);

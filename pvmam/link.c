@@ -151,6 +151,35 @@ static void defer(int *flag)
     }
 }
 
+/* Links close when the pvmd says the peer exited: its socket and buffers
+ * must not outlive it (a task farm would run out of descriptors), and a
+ * udp peer that exited silently would otherwise only be noticed by
+ * retransmissions (docs/link-setup.md). */
+static void watch_exit(struct pvmx_peer *p)
+{
+    p->need_watch = 0;
+    if (pvmi_notify_exit(p->tid, SYSCTX_TC, PVMAM_TAG_EXIT) < 0)
+        pvmx_log("cannot ask the pvmd to watch t%x", p->tid);
+}
+
+/* What it sent before it exited is read first; then its endpoint goes and
+ * sends to it fail as for any dead peer. */
+static void close_exited(struct pvmx_peer *p)
+{
+    p->need_close = 0;
+    if (!p->ep)
+        return;
+    for (int i = 0; i < 8 && am_poll(pvmx.ifc) > 0; i++)
+        ;
+    pvmx_log("t%x exited: closing its link", p->tid);
+    pvmx_peer_drop_rx(p);
+    am_remove_task(pvmx.ifc, p->tid);
+    am_deallocate_task(pvmx.ifc, p->ep);
+    p->ep = NULL;
+    p->dead = 1;
+    p->conn_sent = 0;
+}
+
 /* As the smaller tid: connect and announce it (CONN).  Our user messages
  * keep the daemon route until L's SWITCH says it has accepted. */
 int pvmx_link_connect(struct pvmx_peer *p)
@@ -169,6 +198,7 @@ int pvmx_link_connect(struct pvmx_peer *p)
     if (pvmx_send_ctrl(p->tid, PVMAM_TAG_CONN, &pvmx.mytid, 1, pvmx.addr) < 0)
         return give_up(p, "daemon", AM_ERR_SYS), PvmSysErr;
     p->conn_sent = 1;
+    watch_exit(p);
     p->alive_check_ms = pvmx_now_ms() + ALIVE_FIRST_MS;
     pending++;   /* link work watches the wait for SWITCH */
     pvmx_log("connected to t%x at %s", p->tid, p->addr);
@@ -193,6 +223,7 @@ static void link_accept(struct pvmx_peer *p)
         return;
     }
     defer(&p->need_switch);   /* sent from a safe point: we may be mid-input */
+    p->need_watch = 1;
     pvmx_log("accepted t%x at %s", p->tid, p->addr);
 }
 
@@ -254,6 +285,16 @@ int pvmx_ctrl_filter(struct pmsg *m)
         return 0;
     if (PVMAM_IS_INIT(m->tag)) {
         pvmx_init_note(m);
+        pmsg_free(m);
+        return 1;
+    }
+    if (m->tag == PVMAM_TAG_EXIT) {   /* from the pvmd: {tid} exited */
+        int tid = 0;
+        struct pvmx_peer *p = NULL;
+        if (pvmx.on && pvmx_ctrl_unpack(m, &tid, 1, NULL, 0) >= 0)
+            p = pvmx_peer_find(tid);
+        if (p && p->ep)
+            defer(&p->need_close);
         pmsg_free(m);
         return 1;
     }
@@ -334,7 +375,8 @@ void pvmx_saw_daemon_msg(int src)
 static int has_work(const struct pvmx_peer *p)
 {
     return p->need_nak || (pvmx.on && (p->need_switch || p->need_ready || p->need_connect ||
-                                        p->check || p->consider || waiting_switch(p)));
+                                        p->check || p->consider || waiting_switch(p) ||
+                                        p->need_watch || p->need_close));
 }
 
 int pvmx_link_want(struct pvmx_peer *p)
@@ -367,6 +409,10 @@ void pvmx_link_work(void)
                 p->dead = 1;
             p->tx_open = 1;   /* SWITCH is our last daemon-route message to p */
         }
+        if (p->need_watch)
+            watch_exit(p);
+        if (p->need_close)
+            close_exited(p);
         if (p->need_ready) {
             /* READY is our last daemon-route message to p: AM after it */
             p->need_ready = 0;

@@ -47,6 +47,8 @@ struct pvmx_peer {
     int need_switch;      /* accepted: send SWITCH from a safe point */
     int need_ready;       /* SWITCH arrived: send READY from a safe point */
     int need_nak;         /* its CONN cannot be honoured: send NAK */
+    int need_watch;       /* ask the pvmd to tell us when it exits */
+    int need_close;       /* the pvmd says it exited: close its link */
     int lookups;          /* mailbox lookups that found nothing */
     long long retry_ms;   /* when an UNKNOWN peer may be looked up again */
     am_endpoint_t *ep;
@@ -100,8 +102,9 @@ long long pvmx_now_ms(void);
 #define PVMAM_TAG_GO      ((int)0x80a30007)   /* pvmam_init: all connected */
 #define PVMAM_TAG_READY   ((int)0x80a30008)   /* "my AMs from now on" (connector) */
 #define PVMAM_TAG_NAK     ((int)0x80a30009)   /* "no AM link: stay on the daemon" */
+#define PVMAM_TAG_EXIT    ((int)0x80a3000a)   /* from the pvmd: {tid} has exited */
 #define PVMAM_IS_CTRL(m) ((m)->ctx == SYSCTX_TC && (m)->tag >= PVMAM_TAG_REQ && \
-                          (m)->tag <= PVMAM_TAG_NAK)
+                          (m)->tag <= PVMAM_TAG_EXIT)
 #define PVMAM_IS_INIT(tag) ((tag) >= PVMAM_TAG_HELLO && (tag) <= PVMAM_TAG_GO)
 
 /* Our mailbox entries: "pvmam.<tid>" (AM address), "pvmam.lib.<tid>"

@@ -122,4 +122,5 @@ tests_integration_churn_am_SOURCES = tests/integration/churn.c
 tests_integration_churn_am_CPPFLAGS =
 tests_integration_churn_am_LDADD = libpvm3am.la
 tests_integration_churn_am_LDFLAGS = -no-install
+TESTS += tests/integration/churn.sh
 EXTRA_DIST += tests/integration/churn.sh
