@@ -56,10 +56,17 @@ int pvm_upkmesg(void)
     m->src = hdr[6];
     m->dst = hdr[7];
     size_t total = (size_t)hdr[0];
+    /* Lengths come from the sender: nothing is allocated for bytes the
+     * body does not hold (a forged length would ask for up to 2 GiB). */
+    if (total > pmsg_unread(r)) {
+        rc = PvmBadMsg;
+        goto fail;
+    }
     while (m->len < total) {
         int flen;
         rc = c->upk(r, PVMI_INT, &flen, 1, 1);
-        if (rc >= 0 && (flen < 0 || (size_t)flen > total - m->len))
+        if (rc >= 0 && (flen < 0 || (size_t)flen > total - m->len ||
+                        (size_t)flen > pmsg_unread(r)))
             rc = PvmBadMsg;
         if (rc < 0)
             goto fail;

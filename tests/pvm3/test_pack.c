@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <rpc/types.h>
 #include <rpc/xdr.h>
 #include <pvm3.h>
@@ -456,6 +457,30 @@ START_TEST(pkmesg_round_trip)
 }
 END_TEST
 
+/* Found by tests/fuzz/fuzz_upk.c: forged lengths in a packed message must
+ * be refused before anything is allocated for them, not after a 1 GiB
+ * malloc (each such input took 1 to 2.6 s under ASan). */
+START_TEST(upkmesg_forged_lengths)
+{
+    int claims[2][2] = { { 1 << 30, 1 << 30 },   /* total and fragment: huge */
+                         { 16, 1 << 30 } };      /* a fragment longer than its total */
+    for (int k = 0; k < 2; k++) {
+        pvm_initsend(PvmDataDefault);
+        int hdr[8] = { claims[k][0], 0, 5, 0, 0x10000000, 0, 0x40002, 0x40001 };
+        pvm_pkint(hdr, 8, 1);
+        pvm_pkint(&claims[k][1], 1, 1);
+        pvm_pkint(hdr, 2, 1);   /* 8 bytes where the fragment's data would be */
+        flip();
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        ck_assert_int_eq(pvm_upkmesg(), PvmBadMsg);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        /* a refusal, not a copy: generous bound for loaded machines */
+        ck_assert_int_lt(t1.tv_sec - t0.tv_sec, 2);
+    }
+}
+END_TEST
+
 static Suite *pack_suite(void)
 {
     Suite *s = suite_create("pvm3-pack");
@@ -474,6 +499,7 @@ static Suite *pack_suite(void)
     tcase_add_test(tc, alien_only_bytes);
     tcase_add_test(tc, packf_unpackf);
     tcase_add_test(tc, pkmesg_round_trip);
+    tcase_add_test(tc, upkmesg_forged_lengths);
     suite_add_tcase(s, tc);
     return s;
 }
