@@ -144,7 +144,11 @@ int main(int argc, char **argv)
     printf("churn: %d workers after a warm-up of %d: fds %d -> %d, RSS %ld -> %ld KiB, "
            "mailbox entries %d -> %d, %d failed cycle(s)\n",
            cycles, WARMUP, fd0, fd1, rss0, rss1, mb0, mb1, bad);
-    int ok = bad == 0 && fd1 <= fd0 + 2 && rss1 <= rss0 + 1024 && mb1 <= mb0;
+    /* CHURN_NO_RSS: a sanitizer build, whose allocator keeps freed memory
+     * resident on purpose (ASan's quarantine); its leak checker judges
+     * memory there instead. */
+    int rss_ok = getenv("CHURN_NO_RSS") || rss1 <= rss0 + 1024;
+    int ok = bad == 0 && fd1 <= fd0 + 2 && rss_ok && mb1 <= mb0;
     printf("churn: %s\n", ok ? "no growth" : "FAIL");
     pvm_exit();
     return !ok;

@@ -8,6 +8,10 @@
 vm_start || exit 99
 B=$top_builddir/tests/integration
 : "${PVMAM_TIMEOUT:=3000}"; export PVMAM_TIMEOUT
+case " ${CFLAGS:-} " in *-fsanitize=*)
+    CHURN_NO_RSS=1; export CHURN_NO_RSS
+    echo "sanitizer build: resident memory is not compared (LeakSanitizer checks leaks)" ;;
+esac
 shm0=$(ls /dev/shm 2>/dev/null | wc -l)
 rc=0
 for t in ${CHURN_TRANSPORTS:-tcp udp off}; do
