@@ -62,17 +62,25 @@ void input_done(void)
  * lines (as stock, the text follows the prompt); readline redraws. */
 void input_note_async(void) {}
 
+/* stdin first, then the pvmd's descriptors; *np is pvm_getfds's answer
+ * (< 0: no pvmd any more).  Returns how many were filled. */
+static int poll_set(struct pollfd *fds, int max, int *np)
+{
+    int n = 0, *pfds;
+    fds[n++] = (struct pollfd){ .fd = 0, .events = POLLIN };
+    *np = pvm_getfds(&pfds);
+    for (int i = 0; i < *np && n < max; i++)
+        fds[n++] = (struct pollfd){ .fd = pfds[i], .events = POLLIN };
+    return n;
+}
+
 /* Wait for stdin or the pvmd; show what the pvmd sent.  1: stdin ready. */
 static int wait_input(void)
 {
     for (;;) {
         jobs_pump();
         struct pollfd fds[8];
-        int n = 0;
-        fds[n++] = (struct pollfd){ .fd = 0, .events = POLLIN };
-        int *pfds, np = pvm_getfds(&pfds);
-        for (int i = 0; i < np && n < 8; i++)
-            fds[n++] = (struct pollfd){ .fd = pfds[i], .events = POLLIN };
+        int np, n = poll_set(fds, 8, &np);
         int r = poll(fds, (nfds_t)n, -1);
         if (r < 0 && errno != EINTR)
             return -1;
@@ -94,11 +102,7 @@ static char *rl_read(const char *prompt)
     rl_callback_handler_install(prompt, rl_line);
     while (!line_done) {
         struct pollfd fds[8];
-        int n = 0;
-        fds[n++] = (struct pollfd){ .fd = 0, .events = POLLIN };
-        int *pfds, np = pvm_getfds(&pfds);
-        for (int i = 0; i < np && n < 8; i++)
-            fds[n++] = (struct pollfd){ .fd = pfds[i], .events = POLLIN };
+        int np, n = poll_set(fds, 8, &np);
         int r = poll(fds, (nfds_t)n, -1);
         if (r < 0 && errno != EINTR)
             break;
