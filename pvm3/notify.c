@@ -6,6 +6,20 @@
  */
 #include "lpvm.h"
 
+/* TM_NOTIFY {what, ctx, tag, count, ntids tids}: no reply. */
+static int send_notify(int what, int ctx, int tag, int count, const int *tids, int ntids)
+{
+    struct pmsg *req = pvmi_xbuf();
+    if (!req)
+        return PvmNoMem;
+    int hdr[4] = { what, ctx, tag, count };
+    pvmi_put_ints(req, hdr, 4);
+    pvmi_put_ints(req, tids, ntids);
+    int rc = pvmi_tm_send(TM_NOTIFY, req);
+    pmsg_free(req);
+    return rc < 0 ? rc : 0;
+}
+
 int pvm_notify(int what, int code, int count, int *vals)
 {
     int rc = pvmi_enter("pvm_notify");
@@ -35,15 +49,7 @@ int pvm_notify(int what, int code, int count, int *vals)
          * direct routes of our own to report */
         return pvmi_err("pvm_notify", PvmBadParam);
     }
-    struct pmsg *req = pvmi_xbuf();
-    if (!req)
-        return pvmi_err("pvm_notify", PvmNoMem);
-    int hdr[4] = { what, pvmi.ctx, code, count };
-    pvmi_put_ints(req, hdr, 4);
-    pvmi_put_ints(req, vals, ntids);
-    rc = pvmi_tm_send(TM_NOTIFY, req);
-    pmsg_free(req);
-    return pvmi_err("pvm_notify", rc < 0 ? rc : 0);
+    return pvmi_err("pvm_notify", send_notify(what, pvmi.ctx, code, count, vals, ntids));
 }
 
 /* For routes: tell me (ctx, tag, body {tid}) when tid exits.  Their
@@ -51,12 +57,5 @@ int pvm_notify(int what, int code, int count, int *vals)
  * checks; the pvmd takes any tag (docs/protocol.md 7.1). */
 int pvmi_notify_exit(int tid, int ctx, int tag)
 {
-    struct pmsg *req = pvmi_xbuf();
-    if (!req)
-        return PvmNoMem;
-    int body[5] = { PvmTaskExit, ctx, tag, 1, tid };
-    pvmi_put_ints(req, body, 5);
-    int rc = pvmi_tm_send(TM_NOTIFY, req);
-    pmsg_free(req);
-    return rc < 0 ? rc : 0;
+    return send_notify(PvmTaskExit, ctx, tag, 1, &tid, 1);
 }
