@@ -78,14 +78,20 @@ int am_bind_address_with_id(am_handler_fn fn, int id);
 
 struct am_config {
     unsigned depth;           /* request instances per endpoint; 0 = default 8 */
-    size_t max_payload;       /* per AM; 0 = transport default (udp 8192, tcp 1 MiB) */
+    size_t max_payload;       /* per AM; 0 = transport default (udp 65483: one
+                                 datagram of the largest size; tcp 1 MiB) */
     unsigned timeout_us;      /* first request timeout (unreliable); 0 = default */
     unsigned timeout_max_us;  /* give up (declare dead) past this; 0 = default */
     unsigned connect_timeout_ms; /* bound for connect/accept; 0 = default 10000 */
     const char *bind_host;    /* address to listen on; NULL = reachable default */
     unsigned fault_drop_ppm;  /* test knob: drop this many sends per million; unreliable
                                  transports only (am_init: AM_ERR_NOTSUP on tcp) */
+    int wait;                 /* how am_wait spins before it blocks (enum am_wait_mode) */
 };
+/* am_wait's spin: YIELD (default) gives the core to any runnable task at
+ * every poll, SPIN keeps it (for tasks pinned to idle cores), BLOCK does
+ * not spin at all. */
+enum am_wait_mode { AM_WAIT_YIELD, AM_WAIT_SPIN, AM_WAIT_BLOCK };
 void am_config_default(struct am_config *cfg);
 
 /* Names of the built-in transports, NULL-terminated ("tcp", "udp", ...):
@@ -190,8 +196,10 @@ int am_poll(am_interface_t *ifc);
 int am_wait(am_interface_t *ifc, int timeout_ms);
 /* One file descriptor that becomes readable when am_poll has work (an
  * epoll/eventfd or the socket itself): lets callers block on several
- * sources at once with poll(2). */
-int am_event_fd(const am_interface_t *ifc);
+ * sources at once with poll(2).  Call it right before blocking: it first
+ * sends what nobody else would carry while this task sleeps (blank
+ * replies it still owes) and arms the transport's wake-up. */
+int am_event_fd(am_interface_t *ifc);
 /* Milliseconds until the next retransmission deadline, -1 if none: a caller
  * blocking on am_event_fd must wake up by then and call am_poll. */
 int am_next_timeout_ms(const am_interface_t *ifc);

@@ -156,7 +156,8 @@ int am_init(const char *transport, const struct am_config *cfg, am_interface_t *
     if (!ifc->cfg.max_payload)
         ifc->cfg.max_payload = tr->default_payload;
     int rc = AM_ERR_INVAL;
-    if (ifc->cfg.depth > AMX_MAX_DEPTH || ifc->cfg.max_payload > tr->max_payload)
+    if (ifc->cfg.depth > AMX_MAX_DEPTH || ifc->cfg.max_payload > tr->max_payload ||
+        ifc->cfg.wait < AM_WAIT_YIELD || ifc->cfg.wait > AM_WAIT_BLOCK)
         goto fail;
     rc = AM_ERR_NOTSUP;   /* a reliable transport cannot lose: no pretending */
     if (ifc->cfg.fault_drop_ppm && tr->reliable)
@@ -216,7 +217,13 @@ void am_set_dead_handler(am_interface_t *ifc, am_dead_fn fn, void *arg)
         ifc->dead_arg = arg;
     }
 }
-int am_event_fd(const am_interface_t *ifc) { return ifc ? ifc->tr->event_fd(ifc) : -1; }
+int am_event_fd(am_interface_t *ifc)
+{
+    if (!ifc)
+        return -1;
+    amx_pay_all(ifc);   /* about to sleep: nobody else will carry them */
+    return ifc->tr->event_fd(ifc);
+}
 unsigned am_outstanding(const am_interface_t *ifc) { return ifc ? ifc->outstanding : 0; }
 
 /* ---- endpoints (thesis 5.1) --------------------------------------------- */

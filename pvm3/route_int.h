@@ -31,6 +31,9 @@ int pvmi_routes_own_name(const char *name);
 int pvmi_dwatch_ready(void);   /* -1 not watching; 1 input may be there (forgotten); 0 */
 void pvmi_dwatch_stop(void);
 
+/* wait.c: spin, then block in poll(), until woken(arg) or the timeout. */
+int pvmi_wait(int timeout_ms, int (*woken)(const void *), const void *arg);
+
 /* sink.c: pvm_precv's side. */
 void pvmi_sink_arm(int src, int tag, int ctx, int bytes_only, void *buf, size_t cap);
 int pvmi_sink_landing(void);

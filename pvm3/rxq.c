@@ -2,12 +2,9 @@
  * rxq.c - where incoming messages go: the pending daemon reply, the
  * library's control handlers (TC_*, run later at a safe point), a route's
  * own traffic, or the one receive queue the pvm_recv family matches on.
- * pvmi_progress() waits on every source at once with poll().
+ * pvmi_progress() waits on every source at once (wait.c).
  */
-#include <errno.h>
-#include <poll.h>
 #include <stdlib.h>
-#include <time.h>
 #include "lpvm.h"
 #include "route_int.h"
 
@@ -148,73 +145,10 @@ struct pmsg *pvmi_msgq_take(struct pvmi_msgq *q)
     return m;
 }
 
-static void daemon_failed(void)
-{
-    pvmi.dead = 1;
-    pvmi_conn_close(&pvmi.pvmd);
-}
-
-#define MAX_FDS 64
-#define SPIN_US 100
-#define SPIN_CLOCK_EVERY 4
-
-static long long now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
-}
-
 /* Something arrived since the wait began, or there is work to run. */
-static int woken(unsigned long in_before)
+static int woken(const void *in_before)
 {
-    return ninput != in_before || chead || pvmi.dead;
-}
-
-/* The daemon socket is watched (dwatch.c), so it needs no system call
- * until its signal comes: spin on the routes briefly, since a wake-up
- * across cores costs more.  While a big message streams in, keep
- * spinning: sleeping then would let the sender's socket fill and stall
- * it too.  A caller's timeout still bounds the spin. */
-static void spin(int hint, int timeout_ms, unsigned long in_before)
-{
-    long long t = now_us(), spin_end = timeout_ms ? t + SPIN_US : 0;
-    long long limit = timeout_ms > 0 ? t + timeout_ms * 1000LL : -1;
-    for (unsigned spins = 0;; spins++) {
-        if (hint > 0 && pvmi_conn_input(&pvmi.pvmd) < 0)
-            daemon_failed();
-        if (woken(in_before))
-            break;
-        /* every poll makes a system call: a few of them between clock
-         * reads keep the spin bounded at a fraction of the cost */
-        if (!(spins % SPIN_CLOCK_EVERY) && (t = now_us()) >= spin_end)
-            break;
-        if (pvmi_routes_poll() > 0 && (limit < 0 || t + SPIN_US < limit))
-            spin_end = t + SPIN_US;
-        hint = pvmi_dwatch_ready();
-    }
-}
-
-/* Block in poll() on the daemon socket and every route's fds. */
-static int block(int timeout_ms)
-{
-    struct pollfd fds[MAX_FDS];
-    int n = 0;
-    fds[n++] = (struct pollfd){ .fd = pvmi.pvmd.fd, .events = POLLIN };
-    n += pvmi_routes_fds(fds + n, MAX_FDS - n, &timeout_ms);
-
-    int r = poll(fds, (nfds_t)n, timeout_ms);
-    if (r < 0 && errno != EINTR)
-        return PvmSysErr;
-    if (r > 0 && fds[0].revents && pvmi_conn_input(&pvmi.pvmd) < 0)
-        daemon_failed();
-    for (int i = 1; r > 0 && i < n; i++) {
-        if (fds[i].revents) {
-            pvmi_routes_poll();
-            break;
-        }
-    }
-    return 0;
+    return ninput != *(const unsigned long *)in_before || chead || pvmi.dead;
 }
 
 int pvmi_progress(int timeout_ms)
@@ -228,14 +162,7 @@ int pvmi_progress(int timeout_ms)
     pvmi_routes_poll();
     if (ndelivered != before || chead)
         timeout_ms = 0;
-    int hint = pvmi_dwatch_ready();
-    if (hint >= 0) {
-        spin(hint, timeout_ms, in_before);
-        if (woken(in_before) || timeout_ms == 0)
-            goto out;
-    }
-    rc = block(timeout_ms);
-out:
+    rc = pvmi_wait(timeout_ms, woken, &in_before);
     depth--;
     if (rc < 0)
         return rc;

@@ -149,6 +149,10 @@ static void r_connect(void *ctx)
     am_config_default(&c);
     c.depth = pvmx.cfg.depth;
     c.timeout_max_us = pvmx.cfg.timeout_ms * 1000u;
+    /* libam waits itself only while a send window is full: alike */
+    const char *w = pvmi_wait_name();
+    c.wait = !strcmp(w, "spin") ? AM_WAIT_SPIN : !strcmp(w, "block") ? AM_WAIT_BLOCK
+                                                                      : AM_WAIT_YIELD;
     int rc = am_init(pvmx.cfg.transport, &c, &pvmx.ifc);
     if (rc >= 0)
         rc = pvmx.h_frag = pvmx_frag_bind();
@@ -166,7 +170,8 @@ static void r_connect(void *ctx)
     pvmi_route_watch_daemon();
     pvmx.on = 1;
     pvmx.starting = 0;
-    pvmx_log("AM on over %s at %s", pvmx.cfg.transport, pvmx.addr);
+    pvmx_log("AM on over %s at %s, waiting: %s", pvmx.cfg.transport, pvmx.addr,
+              pvmi_wait_name());
     pvmx_ctrl_replay_early();
     return;
 fail:

@@ -65,6 +65,13 @@ int pvmx_read_config(struct pvmx_config *cfg)
             bad = 1;
         }
     }
+    const char *w = getenv("PVMAM_WAIT");
+    if (w && pvmi_wait_set(w) < 0) {
+        /* waiting is pvm3's: the daemon route waits the same way */
+        fprintf(stderr, "libpvm3am: PVMAM_WAIT=\"%s\" is not valid (%s); "
+                "running without AM\n", w, pvmi_wait_choices());
+        bad = 1;
+    }
     unsigned verbose = 0;
     if (parse_uint("PVMAM_DEPTH", 1, 64, &cfg->depth) < 0 ||
         parse_uint("PVMAM_TIMEOUT", 100, 3600000, &cfg->timeout_ms) < 0 ||
@@ -79,7 +86,7 @@ int pvmx_read_config(struct pvmx_config *cfg)
 void pvmx_export_env(void)
 {
     static const char *const names[] = { "PVMAM_TRANSPORT", "PVMAM_DEPTH", "PVMAM_TIMEOUT",
-                                         "PVMAM_VERBOSE" };
+                                         "PVMAM_VERBOSE", "PVMAM_WAIT" };
     const char *old = getenv("PVM_EXPORT");
     char buf[1024];
     snprintf(buf, sizeof buf, "%s", old ? old : "");

@@ -1,0 +1,170 @@
+/*
+ * wait.c - how a task waits for input: spin on the routes for a moment,
+ * then block in poll() on the daemon socket and every route's fds.
+ *
+ * Spinning pays when the sender runs on another, idle core: a wake-up
+ * across cores costs ~20 us here, a message ~5 us.  It costs dearly when
+ * tasks outnumber cores: the spinner holds the core its sender needs.
+ * The policies below were measured against each other with MPBench
+ * (README, "Waiting"); the default gives the core away at every poll
+ * (sched_yield), which costs a runnable peer nothing and an idle machine
+ * almost nothing.  PVMAM_WAIT (pvmam/config.c) picks another.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "lpvm.h"
+#include "route_int.h"
+
+enum { W_YIELD, W_SPIN, W_BLOCK, W_IDLE, W_ADAPT, W_COUNT };
+static const char *const names[W_COUNT] = { "yield", "spin", "block", "idle", "adapt" };
+static int policy = W_YIELD;
+
+#define MAX_FDS 64
+#define SPIN_US 100
+#define SPIN_CLOCK_EVERY 4
+#define ADAPT_MIN_US 5
+
+int pvmi_wait_set(const char *name)
+{
+    for (int i = 0; i < W_COUNT; i++)
+        if (!strcmp(name, names[i])) {
+            policy = i;
+            return 0;
+        }
+    return -1;
+}
+
+const char *pvmi_wait_name(void) { return names[policy]; }
+
+const char *pvmi_wait_choices(void) { return "yield, spin, block, idle or adapt"; }
+
+static long long now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+/* "idle": tasks runnable on the whole machine now (the fourth field of
+ * /proc/loadavg, "running/total"), against the cores we may run on. */
+static int machine_busy(void)
+{
+    static int fd = -2, cpus;
+    if (fd == -2) {
+        cpu_set_t cs;
+        cpus = sched_getaffinity(0, sizeof cs, &cs) == 0 ? CPU_COUNT(&cs) : 1;
+        fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+    }
+    char b[128];
+    ssize_t n = fd >= 0 ? pread(fd, b, sizeof b - 1, 0) : -1;
+    if (n <= 0)
+        return 1;   /* cannot tell: do not spin */
+    b[n] = '\0';
+    const char *p = b;
+    for (int f = 0; f < 3 && p; f++)
+        p = strchr(p + 1, ' ');
+    return !p || atoi(p + 1) > cpus;
+}
+
+/* "adapt": twice the recent waits that spinning ended, halved by every
+ * wait it did not end. */
+static long long adapt_us = SPIN_US;
+
+static long long spin_length(void)
+{
+    switch (policy) {
+    case W_BLOCK: return 0;
+    case W_IDLE: return machine_busy() ? 0 : SPIN_US;
+    case W_ADAPT: return adapt_us;
+    default: return SPIN_US;
+    }
+}
+
+static void adapt(long long waited_us, int ended)
+{
+    if (policy != W_ADAPT)
+        return;
+    long long want = ended ? 2 * waited_us + ADAPT_MIN_US : adapt_us / 2;
+    if (want > SPIN_US)
+        want = SPIN_US;
+    adapt_us = (adapt_us + want) / 2;
+    if (adapt_us < ADAPT_MIN_US)
+        adapt_us = ADAPT_MIN_US;
+}
+
+static void daemon_failed(void)
+{
+    pvmi.dead = 1;
+    pvmi_conn_close(&pvmi.pvmd);
+}
+
+/* The daemon socket is watched (dwatch.c), so it needs no system call
+ * until its signal comes.  While a big message streams in, keep spinning:
+ * sleeping then would let the sender's socket fill and stall it too.  A
+ * caller's timeout still bounds the spin. */
+static void spin(int hint, int timeout_ms, int (*woken)(const void *), const void *arg)
+{
+    long long len = spin_length();
+    long long t = now_us(), t0 = t, spin_end = timeout_ms ? t + len : t;
+    long long limit = timeout_ms > 0 ? t + timeout_ms * 1000LL : -1;
+    for (unsigned spins = 0;; spins++) {
+        if (hint > 0 && pvmi_conn_input(&pvmi.pvmd) < 0)
+            daemon_failed();
+        if (woken(arg)) {
+            if (timeout_ms)
+                adapt(now_us() - t0, 1);
+            return;
+        }
+        /* every poll makes a system call: a few of them between clock
+         * reads keep the spin bounded at a fraction of the cost */
+        if (!(spins % SPIN_CLOCK_EVERY) && (t = now_us()) >= spin_end)
+            break;
+        if (policy == W_YIELD)
+            sched_yield();   /* a runnable task on this core goes first */
+        if (pvmi_routes_poll() > 0 && (limit < 0 || t + len < limit))
+            spin_end = t + len;
+        hint = pvmi_dwatch_ready();
+    }
+    if (timeout_ms)
+        adapt(0, 0);
+}
+
+/* Block in poll() on the daemon socket and every route's fds. */
+static int block(int timeout_ms)
+{
+    struct pollfd fds[MAX_FDS];
+    int n = 0;
+    fds[n++] = (struct pollfd){ .fd = pvmi.pvmd.fd, .events = POLLIN };
+    n += pvmi_routes_fds(fds + n, MAX_FDS - n, &timeout_ms);
+
+    int r = poll(fds, (nfds_t)n, timeout_ms);
+    if (r < 0 && errno != EINTR)
+        return PvmSysErr;
+    if (r > 0 && fds[0].revents && pvmi_conn_input(&pvmi.pvmd) < 0)
+        daemon_failed();
+    for (int i = 1; r > 0 && i < n; i++) {
+        if (fds[i].revents) {
+            pvmi_routes_poll();
+            break;
+        }
+    }
+    return 0;
+}
+
+int pvmi_wait(int timeout_ms, int (*woken)(const void *), const void *arg)
+{
+    int hint = pvmi_dwatch_ready();
+    if (hint >= 0) {   /* spinning needs the daemon socket watched */
+        spin(hint, timeout_ms, woken, arg);
+        if (woken(arg) || timeout_ms == 0)
+            return 0;
+    }
+    return block(timeout_ms);
+}
