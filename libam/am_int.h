@@ -10,7 +10,8 @@
  *   u16 handler  address identifier; AMX_BLANK for a blank reply
  *   u32 magic    AMX_MAGIC: cheap rejection of stray packets
  *   u32 pb_seq   with bit 0x100 of pb: a blank reply for the receiver's
- *   u32 pb       request (pb & 0xff = inst, pb_seq) rides along
+ *   u32 pb       request (pb & 0xff = inst, pb_seq) rides along;
+ *                bits 16-23: nblank; bit 0x200: ack now (AMX_F_ACKNOW)
  *
  * Protocol (thesis section 5, plus ordering): a sender keeps at most
  * `depth` requests in flight per endpoint, one per instance; the reply
@@ -23,9 +24,15 @@
  *
  * Blank replies are owed for a moment (AMX_ACK_DELAY_US) rather than sent
  * at once: the next request to that peer carries it in its header, so a
- * ping-pong costs one packet per message, as with raw sockets.  At most
- * one is owed per endpoint (an older one is sent when a newer is owed);
- * polling sends it when the delay is over, and waiting sends it first.
+ * ping-pong costs one packet per message, as with raw sockets.  Blank
+ * replies owed for consecutive requests are owed as one range, answered
+ * by one blank reply standing for `nblank` requests (those with the last
+ * nblank sequence numbers up to its own): a stream of requests one way
+ * costs one reply per half window, not one per request.  A sender whose
+ * window is half full marks its request "ack now" (AMX_F_ACKNOW) and the
+ * range is paid when that request has been handled; otherwise polling
+ * pays it when the delay is over, and waiting (am_event_fd) pays it first.
+ * A handler's own reply is never part of a range: it is sent at once.
  */
 #ifndef LIBAM_AM_INT_H
 #define LIBAM_AM_INT_H
@@ -35,12 +42,13 @@
 
 #define AMX_HDR 24
 #define AMX_MAGIC 0x414d3032u   /* "AM02" */
-#define AMX_ACK_DELAY_US 40
+#define AMX_ACK_DELAY_US 500
 #define AMX_TIMER_SKIP 16   /* polls with input in a row that skip the timers */
 #define AMX_REQ 1
 #define AMX_REP 2
 #define AMX_HELLO 3
 #define AMX_BLANK 0xffff
+#define AMX_F_ACKNOW 0x2   /* header flag: pay owed blank replies once handled */
 #define AMX_MAX_DEPTH 64
 #define AMX_PACK_MAX 256   /* payloads up to this go out copied behind the header */
 #define AMX_ADDRLEN 64
@@ -51,6 +59,8 @@ struct amx_hdr {
     uint16_t handler;
     uint8_t pb, pb_inst;     /* piggybacked blank reply (see above) */
     uint32_t pb_seq;
+    uint8_t nblank;          /* blank replies this one (or pb) stands for; 0 = 1 */
+    uint8_t flags;           /* AMX_F_ACKNOW */
 };
 
 /* A request instance on the sending side. */
@@ -91,9 +101,10 @@ struct am_endpoint {
     uint32_t expect_seq;
     unsigned nheld;                /* rslots holding an early request */
     struct amx_rslot rslot[AMX_MAX_DEPTH];
-    int owe;                       /* a blank reply is owed for ... */
-    uint8_t owe_inst;
+    int owe;                       /* blank replies are owed for ... */
+    uint8_t owe_inst;              /* ...the request (owe_inst, owe_seq) */
     uint32_t owe_seq;
+    uint8_t owe_n;                 /* ...and the owe_n - 1 before it */
     uint64_t owe_deadline_us;      /* 0 until the next timer run */
     struct am_stats st;
 };
@@ -105,6 +116,7 @@ struct am_token {
     int replied;
     uint8_t inst;
     uint32_t seq;
+    uint8_t nblank;     /* a blank reply standing for this many requests */
     size_t placed;      /* payload bytes a placer took (am_set_placer) */
 };
 
@@ -183,6 +195,7 @@ int amx_parse(const void *buf, size_t len, struct amx_hdr *h);
 void amx_pack_hdr(char *buf, const struct amx_hdr *h);
 void amx_declare_dead(am_interface_t *ifc, am_endpoint_t *ep);
 void amx_pay_owed(am_interface_t *ifc, am_endpoint_t *ep);
+void amx_pay_all(am_interface_t *ifc);   /* every endpoint's, now */
 uint64_t amx_now_us(void);
 
 #endif /* LIBAM_AM_INT_H */

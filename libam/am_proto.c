@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -23,7 +24,8 @@ void amx_pack_hdr(char *b, const struct amx_hdr *h)
     uint32_t w[6] = { htonl(h->len), htonl(h->seq),
                       htonl((uint32_t)h->type << 24 | (uint32_t)h->inst << 16 | h->handler),
                       htonl(AMX_MAGIC), htonl(h->pb_seq),
-                      htonl((h->pb ? 0x100u : 0) | h->pb_inst) };
+                      htonl((uint32_t)h->nblank << 16 | (uint32_t)h->flags << 8 |
+                            (h->pb ? 0x100u : 0) | h->pb_inst) };
     memcpy(b, w, AMX_HDR);
 }
 
@@ -45,6 +47,8 @@ int amx_parse(const void *buf, size_t len, struct amx_hdr *h)
     x = ntohl(w[5]);
     h->pb = (x & 0x100) != 0;
     h->pb_inst = (uint8_t)x;
+    h->flags = (uint8_t)(x >> 8) & AMX_F_ACKNOW;
+    h->nblank = (uint8_t)(x >> 16);
     if (h->type < AMX_REQ || h->type > AMX_HELLO)
         return AM_ERR_INVAL;
     return AM_OK;
@@ -161,11 +165,18 @@ int am_request_vdata_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
     struct amx_slot *s = &ep->slot[i];
     struct amx_hdr h = { .len = (uint32_t)len, .seq = ep->next_seq, .type = AMX_REQ,
                          .inst = (uint8_t)i, .handler = (uint16_t)handler };
-    if (ep->owe) {   /* the blank reply we owe rides along */
+    if (ep->owe) {   /* the blank replies we owe ride along */
         h.pb = 1;
         h.pb_inst = ep->owe_inst;
         h.pb_seq = ep->owe_seq;
+        h.nblank = ep->owe_n;
     }
+    /* every half window, and when it is full, the receiver should not sit
+     * on replies (only then: flagging every request past the half would
+     * bring back one reply per request) */
+    unsigned half = (ifc->cfg.depth + 1) / 2, after = ep->inflight + 1;
+    if (after == ifc->cfg.depth || after % (half < 2 ? 2 : half) == 0)
+        h.flags = AMX_F_ACKNOW;
     int rc = send_am(ifc, ep, &h, iov, iovcnt, ifc->reliable ? NULL : &s->copy, &s->copy_len,
                      &s->copy_cap);
     if (rc >= 0 && h.pb) {
@@ -234,7 +245,8 @@ int am_reply_vdata(const am_token_t *ctok, int handler, const struct iovec *iov,
     if (ep->dead)
         return AM_ERR_DEAD;
     struct amx_hdr h = { .len = (uint32_t)len, .seq = tok->seq, .type = AMX_REP,
-                         .inst = tok->inst, .handler = (uint16_t)handler };
+                         .inst = tok->inst, .handler = (uint16_t)handler,
+                         .nblank = handler == AMX_BLANK ? tok->nblank : 0 };
     struct amx_rslot *r = &ep->rslot[tok->inst];
     int rc = send_am(ifc, ep, &h, iov, iovcnt, ifc->reliable ? NULL : &r->rep_pkt, &r->rep_len,
                      &r->rep_cap);
@@ -264,28 +276,53 @@ void amx_pay_owed(am_interface_t *ifc, am_endpoint_t *ep)
         return;
     ep->owe = 0;
     am_token_t tok = { .ifc = ifc, .ep = ep, .is_request = 1, .inst = ep->owe_inst,
-                       .seq = ep->owe_seq };
+                       .seq = ep->owe_seq, .nblank = ep->owe_n };
     am_reply(&tok, AMX_BLANK, NULL, 0);
 }
 
-static void pay_due(am_interface_t *ifc, int all)
+void amx_pay_all(am_interface_t *ifc)
+{
+    for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next)
+        amx_pay_owed(ifc, ep);
+}
+
+static void pay_due(am_interface_t *ifc)
 {
     uint64_t now = 0;   /* read the clock only if something is owed */
     for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next) {
         if (!ep->owe)
             continue;
-        if (!all && !now)
+        if (!now)
             now = amx_now_us();
-        if (!all && !ep->owe_deadline_us)   /* owed since the last timer run */
+        if (!ep->owe_deadline_us)   /* owed since the last timer run */
             ep->owe_deadline_us = now + AMX_ACK_DELAY_US;
-        else if (all || ep->owe_deadline_us <= now)
+        else if (ep->owe_deadline_us <= now)
             amx_pay_owed(ifc, ep);
     }
 }
 
-static void deliver(am_interface_t *ifc, am_endpoint_t *ep, uint8_t inst, uint32_t seq,
-                    uint16_t handler, char *p, size_t len)
+/* Owe the blank reply for (inst, seq): the range owed grows when seq
+ * follows it, else the old range is paid and a new one starts. */
+static void owe_blank(am_interface_t *ifc, am_endpoint_t *ep, uint8_t inst, uint32_t seq)
 {
+    if (ep->owe && seq == ep->owe_seq + 1 && ep->owe_n < AMX_MAX_DEPTH) {
+        ep->owe_n++;
+    } else {
+        amx_pay_owed(ifc, ep);
+        ep->owe = 1;
+        ep->owe_n = 1;
+        ep->owe_deadline_us = 0;   /* the next timer run stamps it */
+    }
+    ep->owe_inst = inst;
+    ep->owe_seq = seq;
+}
+
+static void deliver(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, char *p)
+{
+    uint8_t inst = h->inst;
+    uint32_t seq = h->seq;
+    uint16_t handler = h->handler;
+    size_t len = h->len;
     am_token_t tok = { .ifc = ifc, .ep = ep, .is_request = 1, .inst = inst, .seq = seq,
                        .placed = ifc->rx_placed };
     am_handler_fn fn = am_id_to_address(handler);
@@ -303,14 +340,17 @@ static void deliver(am_interface_t *ifc, am_endpoint_t *ep, uint8_t inst, uint32
         ep->st.drops++;   /* unknown handler: still acknowledged */
         ifc->st.drops++;
     }
-    if (!tok.replied && !ep->dead) {
-        /* owe the blank reply: the next request to ep may carry it */
+    if (!tok.replied && !ep->dead)
+        owe_blank(ifc, ep, inst, seq);   /* the next request to ep may carry it */
+    if (h->flags & AMX_F_ACKNOW)
         amx_pay_owed(ifc, ep);
-        ep->owe = 1;
-        ep->owe_inst = inst;
-        ep->owe_seq = seq;
-        ep->owe_deadline_us = 0;   /* the next timer run stamps it */
-    }
+}
+
+/* Is a blank reply for seq still owed (inside the owed range)? */
+static int owed(const am_endpoint_t *ep, uint32_t seq)
+{
+    return ep->owe && (int32_t)(ep->owe_seq - seq) >= 0 &&
+           (int32_t)(ep->owe_seq - seq) < (int32_t)ep->owe_n;
 }
 
 /* Unreliable transports: a request seen before (seq below the next one
@@ -329,7 +369,7 @@ static void on_duplicate(am_interface_t *ifc, am_endpoint_t *ep, const struct am
     if (r->replied && r->rep_seq == h->seq) {   /* the saved reply */
         struct iovec v = { r->rep_pkt, r->rep_len };
         tr_send(ifc, ep, &v, 1);
-    } else if (!(ep->owe && ep->owe_seq == h->seq)) {
+    } else if (!owed(ep, h->seq)) {
         /* its blank reply rode on a request that was lost */
         am_token_t tok = { .ifc = ifc, .ep = ep, .is_request = 1, .inst = h->inst,
                            .seq = h->seq };
@@ -377,7 +417,7 @@ static int release_held(am_interface_t *ifc, am_endpoint_t *ep)
                 amx_parse(q->held_pkt, q->held_len, &hh);
                 q->held = 0;
                 ep->nheld--;
-                deliver(ifc, ep, (uint8_t)i, hh.seq, hh.handler, q->held_pkt + AMX_HDR, hh.len);
+                deliver(ifc, ep, &hh, q->held_pkt + AMX_HDR);
                 n++;
                 found = ep->nheld > 0;
                 break;
@@ -396,7 +436,7 @@ static int on_request(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_h
     if (ifc->reliable) {
         if (h->seq != ep->expect_seq)   /* a reliable stream never skips */
             return 0;
-        deliver(ifc, ep, h->inst, h->seq, h->handler, p, h->len);
+        deliver(ifc, ep, h, p);
         return 1;
     }
     int32_t d = (int32_t)(h->seq - ep->expect_seq);
@@ -408,23 +448,51 @@ static int on_request(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_h
         hold_early(ifc, ep, h, p, d);
         return 0;
     }
-    deliver(ifc, ep, h->inst, h->seq, h->handler, p, h->len);
+    deliver(ifc, ep, h, p);
     return 1 + release_held(ifc, ep);
+}
+
+static void free_slot(am_interface_t *ifc, am_endpoint_t *ep, struct amx_slot *s)
+{
+    s->busy = 0;
+    ep->inflight--;
+    ifc->outstanding--;
+    ep->st.replies_recv++;
+    ifc->st.replies_recv++;
+}
+
+/* A blank reply standing for the requests seq - nblank + 1 .. seq: free
+ * those still in flight (ones freed before are duplicates).  Returns 1
+ * if it freed any. */
+static int on_blank_range(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h)
+{
+    int freed = 0;
+    for (unsigned i = 0; i < ifc->cfg.depth && ep->inflight; i++) {
+        struct amx_slot *s = &ep->slot[i];
+        uint32_t back = h->seq - s->seq;
+        if (s->busy && (int32_t)back >= 0 && back < h->nblank) {
+            free_slot(ifc, ep, s);
+            freed = 1;
+        }
+    }
+    if (!freed) {
+        ep->st.duplicates++;
+        ifc->st.duplicates++;
+    }
+    return freed;
 }
 
 static int on_reply(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, char *p)
 {
+    if (h->handler == AMX_BLANK && h->nblank > 1)
+        return on_blank_range(ifc, ep, h);
     struct amx_slot *s = h->inst < ifc->cfg.depth ? &ep->slot[h->inst] : NULL;
     if (!s || !s->busy || s->seq != h->seq) {
         ep->st.duplicates++;
         ifc->st.duplicates++;
         return 0;
     }
-    s->busy = 0;
-    ep->inflight--;
-    ifc->outstanding--;
-    ep->st.replies_recv++;
-    ifc->st.replies_recv++;
+    free_slot(ifc, ep, s);
     ep->st.bytes_recv += h->len;
     ifc->st.bytes_recv += h->len;
     am_handler_fn fn = h->handler == AMX_BLANK ? NULL : am_id_to_address(h->handler);
@@ -444,7 +512,7 @@ int amx_input(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, c
     int n = 0;
     if (h->pb && h->type == AMX_REQ) {
         struct amx_hdr b = { .seq = h->pb_seq, .type = AMX_REP, .inst = h->pb_inst,
-                             .handler = AMX_BLANK };
+                             .handler = AMX_BLANK, .nblank = h->nblank };
         n = on_reply(ifc, ep, &b, p);
     }
     if (h->type == AMX_REQ)
@@ -516,7 +584,7 @@ int am_poll(am_interface_t *ifc)
     ifc->timer_skips = 0;
     if (!ifc->reliable)
         retransmit(ifc);
-    pay_due(ifc, 0);
+    pay_due(ifc);
     return n;
 }
 
@@ -545,13 +613,15 @@ int am_next_timeout_ms(const am_interface_t *ifc)
 
 #define SPIN_US 50
 
+/* Spin briefly (waking a sleeper on the other core costs ~20 us), giving
+ * the core away at every poll unless told to keep it (am_config.wait). */
 int am_wait(am_interface_t *ifc, int timeout_ms)
 {
     if (!ifc)
         return AM_ERR_INVAL;
     uint64_t start = amx_now_us();
     uint64_t end = timeout_ms < 0 ? UINT64_MAX : start + (uint64_t)timeout_ms * 1000u;
-    /* spin briefly: waking a sleeper on the other core costs ~20 us */
+    uint64_t spin = ifc->cfg.wait == AM_WAIT_BLOCK ? 0 : SPIN_US;
     for (;;) {
         int n = am_poll(ifc);
         if (n != 0)
@@ -559,14 +629,17 @@ int am_wait(am_interface_t *ifc, int timeout_ms)
         uint64_t now = amx_now_us();
         if (now >= end)
             return 0;
-        if (now - start < SPIN_US)
+        if (now - start < spin) {
+            if (ifc->cfg.wait == AM_WAIT_YIELD)
+                sched_yield();
             continue;
-        pay_due(ifc, 1);   /* about to sleep: nobody else will carry them */
+        }
+        int fd = am_event_fd(ifc);
         int ms = timeout_ms < 0 ? -1 : (int)((end - now + 999) / 1000);
         int rt = am_next_timeout_ms(ifc);
         if (rt >= 0 && (ms < 0 || rt < ms))
             ms = rt;
-        struct pollfd pf = { .fd = am_event_fd(ifc), .events = POLLIN };
+        struct pollfd pf = { .fd = fd, .events = POLLIN };
         if (poll(&pf, 1, ms) < 0 && errno != EINTR)
             return AM_ERR_SYS;
     }
