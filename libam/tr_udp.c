@@ -299,7 +299,7 @@ static void udp_shutdown(am_interface_t *ifc)
 const struct am_transport_ops amx_tr_udp = {
     .name = "udp",
     .reliable = 0,
-    .default_payload = 8192,
+    .default_payload = 65507 - AMX_HDR,
     .max_payload = 65507 - AMX_HDR,
     .init = udp_init,
     .shutdown = udp_shutdown,
