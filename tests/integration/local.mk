@@ -124,3 +124,12 @@ tests_integration_churn_am_LDADD = libpvm3am.la
 tests_integration_churn_am_LDFLAGS = -no-install
 TESTS += tests/integration/churn.sh
 EXTRA_DIST += tests/integration/churn.sh
+
+# More tasks than cores (issue 14): collectives over every transport and
+# waiting policy, and idle tasks that use no CPU.
+check_PROGRAMS += tests/integration/crowd_am
+tests_integration_crowd_am_SOURCES = tests/integration/crowd.c
+tests_integration_crowd_am_LDADD = libpvm3am.la
+tests_integration_crowd_am_LDFLAGS = -no-install
+TESTS += tests/integration/crowd.sh
+EXTRA_DIST += tests/integration/crowd.sh
