@@ -259,7 +259,8 @@ static void usage(void)
             "  -T LIST    tests, comma-separated, or all (default): latency,roundtrip,\n"
             "             bandwidth,bibandwidth,broadcast,reduce,allreduce\n"
             "  -V LIST    variants: psend,pack (default both)\n"
-            "  -p N       tasks in collectives, root included (default 4)\n"
+            "  -p N       tasks in collectives, root included (default 4; other\n"
+            "             counts name the tests TEST-pN, e.g. reduce-p8)\n"
             "  -W N       window: messages in flight before an ack (default 8)\n"
             "  -d         PvmRouteDirect in every task (stock: direct TCP links)\n"
             "  -e ENC     pack variant's encoding: default, raw, inplace (default default)\n"
@@ -372,7 +373,10 @@ int main(int argc, char **argv)
             if (!on_t[t] || !on_v[v])
                 continue;
             char name[64];
-            snprintf(name, sizeof name, "%s_%s", tests[t].name, vnames[v]);
+            if (tests[t].collective && nprocs != 4)   /* not the default crowd */
+                snprintf(name, sizeof name, "%s-p%d_%s", tests[t].name, nprocs, vnames[v]);
+            else
+                snprintf(name, sizeof name, "%s_%s", tests[t].name, vnames[v]);
             struct mpb_series s;
             if (mpb_series_open(&s, &o, name, tests[t].unit) < 0)
                 fail("writing the .dat file", -1);

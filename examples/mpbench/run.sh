@@ -4,7 +4,9 @@
 # interleaved round by round; then medians, figures and the summary table.
 #   run.sh [--quick] [--out DIR] [--rounds N] [--reps N] [--configs LIST]
 #          [--sizes LIST] [--max BYTES] [--tcap SECS] [--tests LIST]
-#          [-- more mpbench options]
+#          [--crowd N] [-- more mpbench options]
+# The collectives run with 4 tasks, and again with --crowd tasks (default
+# 8, 0: not) as TEST-pN: more tasks than this machine has cores.
 # Full run: all tests, 8 B..1 MiB, 3 rounds x 3 timed runs of <= 10 ms per
 # point (about 5 minutes).  Quick: latency and bandwidth, 8 B..1 MiB in
 # powers of 4 (and 1 MiB), 3 rounds x 3 runs of <= 5 ms (under a minute).
@@ -17,7 +19,7 @@ top_builddir=${top_builddir:-.}
 B=$(cd "$top_builddir" && pwd)/examples/mpbench
 OUTDIR=$top_builddir/bench-out
 CONFIGS="stock-default stock-direct am-off am-tcp am-udp raw"
-ROUNDS=3 REPS=3 MAX=1048576 TCAP=0.01 SIZES="" TESTS=all
+ROUNDS=3 REPS=3 MAX=1048576 TCAP=0.01 SIZES="" TESTS=all CROWD=8
 quick=${BENCH_QUICK:-}
 extra=()
 while [ $# -gt 0 ]; do
@@ -31,9 +33,11 @@ while [ $# -gt 0 ]; do
     --max) MAX=$2; shift ;;
     --tcap) TCAP=$2; shift ;;
     --tests) TESTS=$2; shift ;;
+    --crowd) CROWD=$2; shift ;;
     --) shift; extra=("$@"); break ;;
     *) echo "usage: run.sh [--quick] [--out DIR] [--rounds N] [--reps N] [--configs LIST]" \
-            "[--sizes LIST] [--max BYTES] [--tcap SECS] [--tests LIST] [-- mpbench options]" >&2; exit 2 ;;
+            "[--sizes LIST] [--max BYTES] [--tcap SECS] [--tests LIST] [--crowd N]" \
+            "[-- mpbench options]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -61,20 +65,41 @@ say() { echo "[mpbench $(( $(date +%s) - start ))s] $*" >&2; }
 say "output in $OUTDIR; configurations: $CONFIGS; rounds: $ROUNDS;" \
     "sizes: ${SIZES:-8..$MAX}${quick:+ (quick)}"
 
-# One configuration, one round: its .dat files land in rounds/CFG/rK.
-run_one() {
-    local cfg=$1 k=$2 dir=$OUTDIR/rounds/$1/r$2 rc
-    mkdir -p "$dir"
+# The collectives among the chosen tests, comma-separated (or nothing).
+collectives() {
+    case $TESTS in
+    all) echo broadcast,reduce,allreduce ;;
+    *) echo "$TESTS" | tr , '\n' | grep -xE 'broadcast|reduce|allreduce' | paste -sd, ;;
+    esac
+}
+
+# One mpbench run of configuration cfg: mpbench ARGS...
+mpb() {
+    local cfg=$1; shift
     case $cfg in
-    stock-default) (unset PVMAM_TRANSPORT; timeout 300 "$B/mpbench_stock" "${common[@]}" -T "$TESTS" -o "$dir" "${extra[@]}") ;;
-    stock-direct)  (unset PVMAM_TRANSPORT; timeout 300 "$B/mpbench_stock" -d "${common[@]}" -T "$TESTS" -o "$dir" "${extra[@]}") ;;
+    stock-default) (unset PVMAM_TRANSPORT; timeout 300 "$B/mpbench_stock" "$@") ;;
+    stock-direct)  (unset PVMAM_TRANSPORT; timeout 300 "$B/mpbench_stock" -d "$@") ;;
     am-*)
         # spawned tasks get the transport through PVM_EXPORT, as users would do it
         (export PVMAM_TRANSPORT=${cfg#am-} PVM_EXPORT=${PVM_EXPORT:+$PVM_EXPORT:}PVMAM_TRANSPORT
-         timeout 300 "$B/mpbench_am" "${common[@]}" -T "$TESTS" -o "$dir" "${extra[@]}") ;;
-    raw) timeout 300 "$B/rawbench" "${common[@]}" -T "$(raw_tests)" -o "$dir" ;;
+         timeout 300 "$B/mpbench_am" "$@") ;;
     *) echo "run.sh: unknown configuration $cfg" >&2; return 2 ;;
-    esac > "$dir/table.txt"
+    esac
+}
+
+# One configuration, one round: its .dat files land in rounds/CFG/rK.
+run_one() {
+    local cfg=$1 k=$2 dir=$OUTDIR/rounds/$1/r$2 rc coll
+    mkdir -p "$dir"
+    if [ "$cfg" = raw ]; then
+        timeout 300 "$B/rawbench" "${common[@]}" -T "$(raw_tests)" -o "$dir" > "$dir/table.txt"
+    else
+        mpb "$cfg" "${common[@]}" -T "$TESTS" -o "$dir" "${extra[@]}" > "$dir/table.txt" &&
+        coll=$(collectives) &&
+        if [ "$CROWD" -gt 0 ] && [ -n "$coll" ]; then
+            mpb "$cfg" "${common[@]}" -T "$coll" -p "$CROWD" -o "$dir" "${extra[@]}" >> "$dir/table.txt"
+        fi
+    fi
     rc=$?
     [ $rc = 0 ] || { say "$cfg round $k FAILED (exit $rc)"; echo "$cfg" >> "$OUTDIR/failed"; }
     return $rc
