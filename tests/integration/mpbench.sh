@@ -25,7 +25,8 @@ check_dat() {
 }
 
 vm_start || exit 99
-TESTS="latency roundtrip bandwidth bibandwidth broadcast reduce allreduce"
+# collectives with 3 tasks, not the default 4, are named TEST-p3
+TESTS="latency roundtrip bandwidth bibandwidth broadcast-p3 reduce-p3 allreduce-p3"
 for lib in stock am; do
     echo "== mpbench_$lib"
     if ! timeout 25 "$B/mpbench_$lib" -q -s $SIZES -i 4 -w 1 -r 2 -p 3 -o "$OUT/$lib" > "$OUT/$lib.txt"; then
@@ -54,15 +55,18 @@ done
 
 echo "== run.sh, tiny"
 if ! timeout 40 bash "$top_srcdir/examples/mpbench/run.sh" --out "$OUT/drv" --configs stock-default,am-off,raw \
-        --sizes 8,4096 --rounds 2 --reps 1 --tests latency,bandwidth -- -i 4 -w 1 > "$OUT/drv.txt" 2> "$OUT/drv.err"; then
+        --sizes 8,4096 --rounds 2 --reps 1 --tests latency,bandwidth,reduce --crowd 3 -- -i 4 -w 1 \
+        > "$OUT/drv.txt" 2> "$OUT/drv.err"; then
     bad "run.sh exited with an error"
     cat "$OUT/drv.err"
 fi
-for s in stock-default_latency_psend am-off_bandwidth_pack raw-tcp_latency raw-tcp_bandwidth; do
+for s in stock-default_latency_psend am-off_bandwidth_pack raw-tcp_latency raw-tcp_bandwidth \
+         am-off_reduce_psend stock-default_reduce-p3_pack; do
     check_dat "$OUT/drv/dat/$s.dat" 2
 done
 grep -q '^am-off  *psend' "$OUT/drv/summary.txt" || bad "summary table has no am-off row"
 grep -q '== latency_psend' "$OUT/drv/summary.txt" || bad "summary table has no latency table"
+grep -q '== reduce-p3_psend' "$OUT/drv/summary.txt" || bad "summary table has no reduce-p3 table"
 if command -v gnuplot >/dev/null; then
     for f in latency_psend bandwidth_pack; do
         [ -s "$OUT/drv/$f.png" ] || bad "figure $f.png missing"
