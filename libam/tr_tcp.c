@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -422,9 +423,11 @@ static int write_all(am_interface_t *ifc, am_endpoint_t *ep, struct iovec *iov, 
              * so look again at once for a while before sleeping, since a
              * wake-up costs more than the wait usually lasts. */
             uint64_t now = amx_now_us();
-            if (!spin_end)
-                spin_end = now + WRITE_SPIN_US;
+            if (!spin_end)   /* am_config.wait says how to spin */
+                spin_end = now + (ifc->cfg.wait == AM_WAIT_BLOCK ? 0 : WRITE_SPIN_US);
             int wait_ms = now < spin_end ? 0 : 100;
+            if (!wait_ms && ifc->cfg.wait == AM_WAIT_YIELD)
+                sched_yield();   /* the reader may need this core */
             struct pollfd p = { .fd = te->fd, .events = POLLOUT | POLLIN };
             poll(&p, 1, wait_ms);
             if (p.revents & POLLIN)

@@ -73,7 +73,7 @@ int pvmi_send_daemon(int dst, struct pmsg *m);
  * no system call for that socket.  0 or PvmSysErr (then nothing changes). */
 int pvmi_route_watch_daemon(void);
 /* How waiting spins before it blocks (wait.c): "yield" (default), "spin",
- * "block", "idle" or "adapt".  0, or -1 for an unknown name. */
+ * "block", "idle", "adapt" or "auto".  0, or -1 for an unknown name. */
 int pvmi_wait_set(const char *name);
 const char *pvmi_wait_name(void);
 const char *pvmi_wait_choices(void);   /* for an error message */

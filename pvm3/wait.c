@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -22,14 +23,15 @@
 #include "lpvm.h"
 #include "route_int.h"
 
-enum { W_YIELD, W_SPIN, W_BLOCK, W_IDLE, W_ADAPT, W_COUNT };
-static const char *const names[W_COUNT] = { "yield", "spin", "block", "idle", "adapt" };
+enum { W_YIELD, W_SPIN, W_BLOCK, W_IDLE, W_ADAPT, W_AUTO, W_COUNT };
+static const char *const names[W_COUNT] = { "yield", "spin", "block", "idle", "adapt", "auto" };
 static int policy = W_YIELD;
 
 #define MAX_FDS 64
 #define SPIN_US 100
 #define SPIN_CLOCK_EVERY 4
 #define ADAPT_MIN_US 5
+#define BUSY_CHECK_US 500   /* /proc/loadavg costs ~1 us: not every wait */
 
 int pvmi_wait_set(const char *name)
 {
@@ -43,7 +45,7 @@ int pvmi_wait_set(const char *name)
 
 const char *pvmi_wait_name(void) { return names[policy]; }
 
-const char *pvmi_wait_choices(void) { return "yield, spin, block, idle or adapt"; }
+const char *pvmi_wait_choices(void) { return "yield, spin, block, idle, adapt or auto"; }
 
 static long long now_us(void)
 {
@@ -56,32 +58,52 @@ static long long now_us(void)
  * /proc/loadavg, "running/total"), against the cores we may run on. */
 static int machine_busy(void)
 {
-    static int fd = -2, cpus;
-    if (fd == -2) {
+    static int fd = -1, cpus;
+    if (!cpus) {
         cpu_set_t cs;
         cpus = sched_getaffinity(0, sizeof cs, &cs) == 0 ? CPU_COUNT(&cs) : 1;
-        fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
     }
+    if (fd < 0)
+        fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
     char b[128];
     ssize_t n = fd >= 0 ? pread(fd, b, sizeof b - 1, 0) : -1;
-    if (n <= 0)
+    int running = 0, total = 0;
+    if (n > 0) {
+        b[n] = '\0';
+        if (sscanf(b, "%*f %*f %*f %d/%d", &running, &total) != 2)
+            running = 0;
+    }
+    if (running <= 0) {   /* not what we opened (the program closed it?) */
+        if (fd >= 0)
+            close(fd);
+        fd = -1;
         return 1;   /* cannot tell: do not spin */
-    b[n] = '\0';
-    const char *p = b;
-    for (int f = 0; f < 3 && p; f++)
-        p = strchr(p + 1, ' ');
-    return !p || atoi(p + 1) > cpus;
+    }
+    return running > cpus;
+}
+
+/* machine_busy(), read again at most every BUSY_CHECK_US. */
+static int busy_now(long long now)
+{
+    static long long checked = -BUSY_CHECK_US;
+    static int busy;
+    if (now - checked >= BUSY_CHECK_US) {
+        busy = machine_busy();
+        checked = now;
+    }
+    return busy;
 }
 
 /* "adapt": twice the recent waits that spinning ended, halved by every
  * wait it did not end. */
 static long long adapt_us = SPIN_US;
 
-static long long spin_length(void)
+static long long spin_length(long long now)
 {
     switch (policy) {
     case W_BLOCK: return 0;
-    case W_IDLE: return machine_busy() ? 0 : SPIN_US;
+    case W_IDLE:
+    case W_AUTO: return busy_now(now) ? 0 : SPIN_US;
     case W_ADAPT: return adapt_us;
     default: return SPIN_US;
     }
@@ -111,8 +133,8 @@ static void daemon_failed(void)
  * caller's timeout still bounds the spin. */
 static void spin(int hint, int timeout_ms, int (*woken)(const void *), const void *arg)
 {
-    long long len = spin_length();
-    long long t = now_us(), t0 = t, spin_end = timeout_ms ? t + len : t;
+    long long t = now_us(), t0 = t, len = spin_length(t);
+    long long spin_end = timeout_ms ? t + len : t;
     long long limit = timeout_ms > 0 ? t + timeout_ms * 1000LL : -1;
     for (unsigned spins = 0;; spins++) {
         if (hint > 0 && pvmi_conn_input(&pvmi.pvmd) < 0)
@@ -126,7 +148,7 @@ static void spin(int hint, int timeout_ms, int (*woken)(const void *), const voi
          * reads keep the spin bounded at a fraction of the cost */
         if (!(spins % SPIN_CLOCK_EVERY) && (t = now_us()) >= spin_end)
             break;
-        if (policy == W_YIELD)
+        if (policy == W_YIELD || policy == W_AUTO)
             sched_yield();   /* a runnable task on this core goes first */
         if (pvmi_routes_poll() > 0 && (limit < 0 || t + len < limit))
             spin_end = t + len;

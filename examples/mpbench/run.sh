@@ -5,6 +5,7 @@
 #   run.sh [--quick] [--out DIR] [--rounds N] [--reps N] [--configs LIST]
 #          [--sizes LIST] [--max BYTES] [--tcap SECS] [--tests LIST]
 #          [--crowd N] [-- more mpbench options]
+# A configuration am-TRANSPORT@POLICY runs with PVMAM_WAIT=POLICY.
 # The collectives run with 4 tasks, and again with --crowd tasks (default
 # 8, 0: not) as TEST-pN: more tasks than this machine has cores.
 # Full run: all tests, 8 B..1 MiB, 3 rounds x 3 timed runs of <= 10 ms per
@@ -79,9 +80,11 @@ mpb() {
     case $cfg in
     stock-default) (unset PVMAM_TRANSPORT; timeout 300 "$B/mpbench_stock" "$@") ;;
     stock-direct)  (unset PVMAM_TRANSPORT; timeout 300 "$B/mpbench_stock" -d "$@") ;;
+    am-*@*)   # am-TRANSPORT@POLICY: with PVMAM_WAIT=POLICY
+        (export PVMAM_WAIT=${cfg#*@}; mpb "${cfg%@*}" "$@") ;;
     am-*)
         # spawned tasks get the transport through PVM_EXPORT, as users would do it
-        (export PVMAM_TRANSPORT=${cfg#am-} PVM_EXPORT=${PVM_EXPORT:+$PVM_EXPORT:}PVMAM_TRANSPORT
+        (export PVMAM_TRANSPORT=${cfg#am-} PVM_EXPORT=${PVM_EXPORT:+$PVM_EXPORT:}PVMAM_TRANSPORT:PVMAM_WAIT
          timeout 300 "$B/mpbench_am" "$@") ;;
     *) echo "run.sh: unknown configuration $cfg" >&2; return 2 ;;
     esac

@@ -18,7 +18,7 @@ run() {   # transport wait
 for t in ${CROWD_TRANSPORTS:-off tcp udp}; do
     run "$t" ""
 done
-for w in yield spin block idle adapt; do
+for w in yield spin block idle adapt auto; do
     run tcp "$w"
 done
 
@@ -27,7 +27,7 @@ out=$(PVMAM_TRANSPORT=tcp PVMAM_WAIT=sometimes timeout 60 "$P" MASTER 2 2 2>&1)
 st=$?
 echo "$out"
 case $out in
-*'PVMAM_WAIT="sometimes" is not valid (yield, spin, block, idle or adapt); running without AM'*) ;;
+*'PVMAM_WAIT="sometimes" is not valid (yield, spin, block, idle, adapt or auto); running without AM'*) ;;
 *) echo "FAIL: no clear error for a bad PVMAM_WAIT"; rc=1 ;;
 esac
 [ $st = 0 ] || { echo "FAIL: the run with a bad PVMAM_WAIT did not complete ($st)"; rc=1; }
