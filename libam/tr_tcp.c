@@ -159,10 +159,11 @@ static int tcp_connect(am_interface_t *ifc, am_endpoint_t *ep)
             goto fail;
     }
     nodelay_nonblock(fd);
-    /* HELLO: who we are, so the acceptor can match us */
+    /* HELLO: who we are, so the acceptor can match us, with its secret
+     * (am_auth.c): without that it would not keep the connection */
     char pkt[AMX_HDR + AMX_ADDRLEN];
     size_t nl = strlen(ifc->self_addr) + 1;
-    struct amx_hdr h = { .len = (uint32_t)nl, .type = AMX_HELLO };
+    struct amx_hdr h = { .len = (uint32_t)nl, .type = AMX_HELLO, .key = ep->key };
     amx_pack_hdr(pkt, &h);
     memcpy(pkt + AMX_HDR, ifc->self_addr, nl);
     size_t off = 0;
@@ -221,7 +222,9 @@ static int park(struct tcp *t, int fd, const char *name)
     return 0;
 }
 
-/* Accept one pending connection and park it under the name it says. */
+/* Accept one pending connection and park it under the name it says.
+ * Its first AM must be a HELLO with our secret: a connection without it
+ * is closed before anything else is read from it (auth_drops). */
 static void accept_one(am_interface_t *ifc)
 {
     struct tcp *t = ifc->trd;
@@ -232,13 +235,19 @@ static void accept_one(am_interface_t *ifc)
     char buf[AMX_HDR + AMX_ADDRLEN];
     struct amx_hdr h;
     uint64_t deadline = amx_now_us() + 1000000u;   /* a real peer says hello at once */
-    if (read_full(fd, buf, AMX_HDR, deadline) < 0 || amx_parse(buf, AMX_HDR, &h) < 0 ||
-        h.type != AMX_HELLO || h.len == 0 || h.len > AMX_ADDRLEN ||
+    if (read_full(fd, buf, AMX_HDR, deadline) < 0 || amx_parse(buf, AMX_HDR, &h) < 0)
+        goto drop;   /* garbage */
+    if (!amx_auth(ifc, NULL, &h))
+        goto refuse;   /* counted there */
+    if (h.type != AMX_HELLO || h.len == 0 || h.len > AMX_ADDRLEN ||
         read_full(fd, buf + AMX_HDR, h.len, deadline) < 0 || buf[AMX_HDR + h.len - 1] != '\0' ||
-        park(t, fd, buf + AMX_HDR) < 0) {
-        ifc->st.drops++;   /* garbage, a stranger, or too many waiting */
-        close(fd);
-    }
+        park(t, fd, buf + AMX_HDR) < 0)
+        goto drop;   /* malformed, or too many waiting */
+    return;
+drop:
+    ifc->st.drops++;
+refuse:
+    close(fd);
 }
 
 static int tcp_accept(am_interface_t *ifc, am_endpoint_t *ep)
