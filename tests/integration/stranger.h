@@ -21,7 +21,9 @@
 
 /* tcp: connections with a well-formed first AM but no right secret (HELLO
  * without one, HELLO with a wrong one naming the real peer, the same
- * followed by requests, a request without HELLO), and one of garbage. */
+ * followed by requests, a request without HELLO); then one of garbage,
+ * one that says nothing and one that stops halfway through a header
+ * (plain drops, after the task's wait for a HELLO). */
 #define STRANGER_TCP_AUTH 4
 
 #endif

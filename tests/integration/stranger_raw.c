@@ -135,6 +135,9 @@ static int tcp_stranger(const struct sockaddr_in *victim, const char *peer_name)
     rc |= tcp_try(victim, "requests without HELLO", buf, n);
     memset(buf, 0x5a, 64);
     rc |= tcp_try(victim, "garbage", buf, 64);
+    rc |= tcp_try(victim, "nothing", buf, 0);
+    n = hello(buf, peer_name, wrong_key);
+    rc |= tcp_try(victim, "half a header", buf, AMX_HDR / 2);
     return rc ? 1 : 0;
 }
 
