@@ -43,13 +43,13 @@ int cmd_transport(int argc, char **argv)
 
 static void row(const char *who, const char *route, const struct pvmam_stats *s)
 {
-    printf("%16s %5s %10llu %12llu %10llu %12llu %7llu %6llu %6llu\n", who, route,
+    printf("%16s %5s %10llu %12llu %10llu %12llu %7llu %6llu %6llu %6llu\n", who, route,
            (unsigned long long)(s->am_msgs_sent + s->am_msgs_recv),
            (unsigned long long)(s->am_bytes_sent + s->am_bytes_recv),
            (unsigned long long)(s->pvmd_msgs_sent + s->pvmd_msgs_recv),
            (unsigned long long)(s->pvmd_bytes_sent + s->pvmd_bytes_recv),
            (unsigned long long)s->retransmits, (unsigned long long)s->duplicates,
-           (unsigned long long)s->drops);
+           (unsigned long long)s->drops, (unsigned long long)s->auth_drops);
 }
 
 static void one(int tid, const char *cmd, int wait_ms)
@@ -71,8 +71,8 @@ static void one(int tid, const char *cmd, int wait_ms)
     }
     printf("libpvm3am, transport %s, %d AM link%s\n", r.transport, r.total.peers_am,
            r.total.peers_am == 1 ? "" : "s");
-    printf("%16s %5s %10s %12s %10s %12s %7s %6s %6s\n", "PEER", "ROUTE", "AM-MSGS", "AM-BYTES",
-           "PVMD-MSGS", "PVMD-BYTES", "RETRANS", "DUPS", "DROPS");
+    printf("%16s %5s %10s %12s %10s %12s %7s %6s %6s %6s\n", "PEER", "ROUTE", "AM-MSGS", "AM-BYTES",
+           "PVMD-MSGS", "PVMD-BYTES", "RETRANS", "DUPS", "DROPS", "AUTH");
     row("total", "-", &r.total);
     static const char *const routes[] = { "pvmd", "am", "dead" };
     for (int i = 0; i < r.npeers; i++) {

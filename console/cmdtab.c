@@ -21,8 +21,9 @@ static const struct cons_cmd table[] = {
       "Syntax:  amstat [ -w ms ] [ tid ... ]\n"
       "Without tids, every task in the virtual machine.  Each libpvm3am task\n"
       "answers with its transport, its message and byte counts over AM and\n"
-      "through the pvmd, libam's retransmissions, duplicates and drops, and\n"
-      "the same per peer.  A task that does not answer within -w ms\n"
+      "through the pvmd, libam's retransmissions, duplicates and drops, the\n"
+      "AMs and connections dropped for lacking its secret (AUTH), and the\n"
+      "same per peer.  A task that does not answer within -w ms\n"
       "(default 2000) is shown as not answering; stock tasks as stock.\n", 0 },
     { "conf", cmd_conf, "List the virtual machine configuration",
       "Syntax:  conf\n"

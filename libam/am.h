@@ -20,6 +20,11 @@
  *  - When an endpoint stops answering (its request times out after the last
  *    doubling), it is declared dead: every pending and later call that needs
  *    it returns AM_ERR_DEAD, never hangs.
+ *  - An interface's printable address ends in its secret ("#" and 16 hex
+ *    digits): only who was given the address can talk to it.  AMs and
+ *    connections without the secret are dropped before any handler sees
+ *    them and counted (am_stats.auth_drops).  Hand the address only to
+ *    whom you trust (pvmam: the pvmd's mailbox).
  */
 #ifndef LIBAM_AM_H
 #define LIBAM_AM_H
@@ -75,10 +80,11 @@ int am_bind_address_with_id(am_handler_fn fn, int id);
 
 /* ---- interfaces ------------------------------------------------------ */
 #define AM_TID_SELF ((int32_t)-1)
+#define AM_ADDR_MAX 96   /* room for any printable address, NUL included */
 
 struct am_config {
     unsigned depth;           /* request instances per endpoint; 0 = default 8 */
-    size_t max_payload;       /* per AM; 0 = transport default (udp 65483: one
+    size_t max_payload;       /* per AM; 0 = transport default (udp 65475: one
                                  datagram of the largest size; tcp 1 MiB) */
     unsigned timeout_us;      /* first request timeout (unreliable); 0 = default */
     unsigned timeout_max_us;  /* give up (declare dead) past this; 0 = default */
@@ -87,6 +93,8 @@ struct am_config {
     unsigned fault_drop_ppm;  /* test knob: drop this many sends per million; unreliable
                                  transports only (am_init: AM_ERR_NOTSUP on tcp) */
     int wait;                 /* how am_wait spins before it blocks (enum am_wait_mode) */
+    uint64_t key;             /* the interface's secret; 0 = a random one (getrandom),
+                                 the normal case (tests and fuzzers set a known one) */
 };
 /* am_wait's spin: YIELD (default) gives the core to any runnable task at
  * every poll, SPIN keeps it (for tasks pinned to idle cores), BLOCK does
@@ -116,7 +124,9 @@ void *am_get_user(const am_interface_t *ifc);
 
 /* ---- endpoints / tasks (thesis 5.1) ----------------------------------- */
 /* Printable address (network byte order inside) of AM_TID_SELF or of an
- * inserted tid; reachable from other hosts.  Static storage per interface. */
+ * inserted tid; reachable from other hosts, at most AM_ADDR_MAX bytes with
+ * the NUL.  It carries the task's secret (see the top): it is what a peer
+ * needs to talk to the task.  Static storage per interface. */
 const char *am_task_address(am_interface_t *ifc, int32_t tid);
 
 int am_allocate_task(am_interface_t *ifc, am_endpoint_t **out);
@@ -218,6 +228,7 @@ struct am_stats {
     uint64_t drops;       /* bad/unknown/garbage packets dropped */
     uint64_t timeouts;    /* endpoints declared dead */
     uint64_t reordered;   /* requests held back to restore order */
+    uint64_t auth_drops;  /* AMs and connections without our secret, dropped */
 };
 void am_interface_stats(const am_interface_t *ifc, struct am_stats *out);
 int am_task_stats(am_interface_t *ifc, int32_t tid, struct am_stats *out);

@@ -165,10 +165,17 @@ int am_init(const char *transport, const struct am_config *cfg, am_interface_t *
     ifc->tr = tr;
     ifc->reliable = tr->reliable;
     ifc->drop_rnd = (unsigned)getpid() * 2654435761u;
+    ifc->key = ifc->cfg.key;
+    if (!ifc->key && (rc = amx_key_new(&ifc->key)) < 0)
+        goto fail;
     if ((rc = tr->init(ifc)) < 0)
         goto fail;
+    if ((rc = amx_cap_format(ifc->self_cap, sizeof ifc->self_cap, ifc->self_addr, ifc->key)) < 0)
+        goto fail_tr;
     *out = ifc;
     return AM_OK;
+fail_tr:
+    tr->shutdown(ifc);
 fail:
     free(ifc);
     return rc;
@@ -250,9 +257,9 @@ const char *am_task_address(am_interface_t *ifc, int32_t tid)
     if (!ifc)
         return NULL;
     if (tid == AM_TID_SELF)
-        return ifc->self_addr;
+        return ifc->self_cap;
     am_endpoint_t *ep = am_find_task(ifc, tid);
-    return ep ? ep->name : NULL;
+    return ep ? ep->cap : NULL;
 }
 
 const char *am_hostname(am_interface_t *ifc, int32_t tid)
@@ -285,12 +292,18 @@ int am_allocate_task(am_interface_t *ifc, am_endpoint_t **out)
     return AM_OK;
 }
 
-/* The address is the transport's business: it parses the text. */
+/* The secret at the end is ours to take (am_auth.c); the address before
+ * it is the transport's business: it parses that text. */
 static int set_peer(am_interface_t *ifc, am_endpoint_t *ep, const char *name)
 {
-    if (!name || strlen(name) >= AMX_ADDRLEN || ifc->tr->peer(ifc, ep, name) < 0)
+    char addr[AMX_ADDRLEN];
+    uint64_t key;
+    if (!name || strlen(name) >= AMX_CAPLEN ||
+        amx_cap_split(name, addr, sizeof addr, &key) < 0 || ifc->tr->peer(ifc, ep, addr) < 0)
         return AM_ERR_BADADDR;
-    strcpy(ep->name, name);
+    strcpy(ep->name, addr);
+    strcpy(ep->cap, name);
+    ep->key = key;
     return AM_OK;
 }
 

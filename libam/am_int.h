@@ -2,7 +2,7 @@
  * am_int.h - libam internals: interfaces, endpoints, the wire header and
  * the transport ops table (thesis appendix C).
  *
- * Wire header (24 bytes, network order), in front of every AM:
+ * Wire header (32 bytes, network order), in front of every AM:
  *   u32 len      payload bytes that follow
  *   u32 seq      per-endpoint request number (a reply echoes it)
  *   u8  type     AMX_REQ, AMX_REP or AMX_HELLO (tcp connect)
@@ -12,6 +12,8 @@
  *   u32 pb_seq   with bit 0x100 of pb: a blank reply for the receiver's
  *   u32 pb       request (pb & 0xff = inst, pb_seq) rides along;
  *                bits 16-23: nblank; bit 0x200: ack now (AMX_F_ACKNOW)
+ *   u64 key      the receiver's secret (am_auth.c): without it the AM is
+ *                dropped before any handler sees it
  *
  * Protocol (thesis section 5, plus ordering): a sender keeps at most
  * `depth` requests in flight per endpoint, one per instance; the reply
@@ -40,8 +42,8 @@
 #include <stdint.h>
 #include "am.h"
 
-#define AMX_HDR 24
-#define AMX_MAGIC 0x414d3032u   /* "AM02" */
+#define AMX_HDR 32
+#define AMX_MAGIC 0x414d3033u   /* "AM03": with the key */
 #define AMX_ACK_DELAY_US 500
 #define AMX_TIMER_SKIP 16   /* polls with input in a row that skip the timers */
 #define AMX_REQ 1
@@ -51,7 +53,10 @@
 #define AMX_F_ACKNOW 0x2   /* header flag: pay owed blank replies once handled */
 #define AMX_MAX_DEPTH 64
 #define AMX_PACK_MAX 256   /* payloads up to this go out copied behind the header */
-#define AMX_ADDRLEN 64
+#define AMX_ADDRLEN 64     /* a transport's printable address, NUL included */
+#define AMX_KEYSEP "#"     /* between it and the secret in a capability (am_auth.c) */
+#define AMX_CAPLEN (AMX_ADDRLEN + 17)   /* + "#" and 16 hex digits */
+_Static_assert(AMX_CAPLEN <= AM_ADDR_MAX, "am.h's AM_ADDR_MAX holds every address");
 
 struct amx_hdr {
     uint32_t len, seq;
@@ -61,6 +66,7 @@ struct amx_hdr {
     uint32_t pb_seq;
     uint8_t nblank;          /* blank replies this one (or pb) stands for; 0 = 1 */
     uint8_t flags;           /* AMX_F_ACKNOW */
+    uint64_t key;            /* the receiver's secret */
 };
 
 /* A request instance on the sending side. */
@@ -90,7 +96,9 @@ struct am_endpoint {
     am_interface_t *ifc;           /* the interface it was allocated on */
     int32_t tid;
     int inserted, connected, dead;
-    char name[AMX_ADDRLEN];        /* peer's printable address, as given */
+    char name[AMX_ADDRLEN];        /* peer's transport address (its capability's head) */
+    char cap[AMX_CAPLEN];          /* peer's printable address, as given */
+    uint64_t key;                  /* peer's secret: every AM to it carries it */
     char host[AMX_ADDRLEN];        /* am_hostname's storage */
     void *tp;                      /* the transport's per-endpoint state */
     /* sender */
@@ -129,6 +137,8 @@ struct am_interface {
     int reliable;
     struct am_endpoint *eps;       /* all allocated endpoints */
     char self_addr[AMX_ADDRLEN];   /* written by the transport's init */
+    uint64_t key;                  /* our secret: AMs to us must carry it */
+    char self_cap[AMX_CAPLEN];     /* self_addr#key: am_task_address(AM_TID_SELF) */
     void *user;
     am_dead_fn dead_fn;
     void *dead_arg;
@@ -148,8 +158,12 @@ struct am_interface {
  * amx_transport_table (so a static libam.a keeps every transport too).
  * Addresses are opaque here: printable text the transport parses into its
  * own per-endpoint state (ep->tp), which it allocates and frees; its
- * per-interface state hangs off ifc->trd.  Every op is required unless
- * marked optional (NULL).
+ * per-interface state hangs off ifc->trd.  The transport sees only its
+ * own address text: the secret that follows it in a capability is the
+ * generic layer's (am_auth.c), and so is the check of every AM's key in
+ * amx_input.  A transport with connections must also refuse a connection
+ * whose opening message fails amx_auth, before it keeps or reads it.
+ * Every op is required unless marked optional (NULL).
  */
 struct am_transport_ops {
     const char *name;              /* = NAME of tr_NAME.c */
@@ -183,12 +197,24 @@ struct am_transport_ops {
 /* Generated from LIBAM_TRANSPORTS (libam/local.mk): NULL-terminated. */
 extern const struct am_transport_ops *const amx_transport_table[];
 
-/* am_proto.c: a whole AM arrived from ep (header parsed, payload at p). */
+/* am_auth.c (see there). */
+int amx_key_new(uint64_t *key);
+int amx_cap_format(char *buf, size_t size, const char *addr, uint64_t key);
+int amx_cap_split(const char *cap, char *addr, size_t size, uint64_t *key);
+/* Does h carry our secret?  Constant time; counts nothing. */
+int amx_key_ok(const am_interface_t *ifc, const struct amx_hdr *h);
+/* The same, and counts a drop (ifc, and ep unless NULL) when it does not. */
+int amx_auth(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h);
+
+/* am_proto.c: a whole AM arrived from ep (header parsed, payload at p).
+ * ep is NULL when the transport knows no endpoint for its source: it is
+ * still checked for the secret (and counted), then dropped. */
 int amx_input(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, char *p);
 /* ...one whose payload after the head (h->len bytes at p) went to a placer. */
 int amx_input_placed(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, char *p,
                      size_t placed);
-/* Would this request be handed to its handler now (reliable order)? */
+/* Would this request be handed to its handler now (reliable order, our
+ * secret)?  A placer may be asked only then. */
 int amx_deliverable(const am_interface_t *ifc, const am_endpoint_t *ep, const struct amx_hdr *h);
 am_place_fn amx_placer(int id, size_t *head_len);   /* am_base.c; NULL if none */
 int amx_parse(const void *buf, size_t len, struct amx_hdr *h);

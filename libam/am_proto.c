@@ -21,17 +21,18 @@ uint64_t amx_now_us(void)
 
 void amx_pack_hdr(char *b, const struct amx_hdr *h)
 {
-    uint32_t w[6] = { htonl(h->len), htonl(h->seq),
+    uint32_t w[8] = { htonl(h->len), htonl(h->seq),
                       htonl((uint32_t)h->type << 24 | (uint32_t)h->inst << 16 | h->handler),
                       htonl(AMX_MAGIC), htonl(h->pb_seq),
                       htonl((uint32_t)h->nblank << 16 | (uint32_t)h->flags << 8 |
-                            (h->pb ? 0x100u : 0) | h->pb_inst) };
+                            (h->pb ? 0x100u : 0) | h->pb_inst),
+                      htonl((uint32_t)(h->key >> 32)), htonl((uint32_t)h->key) };
     memcpy(b, w, AMX_HDR);
 }
 
 int amx_parse(const void *buf, size_t len, struct amx_hdr *h)
 {
-    uint32_t w[6];
+    uint32_t w[8];
     if (len < AMX_HDR)
         return AM_ERR_INVAL;
     memcpy(w, buf, AMX_HDR);
@@ -49,6 +50,7 @@ int amx_parse(const void *buf, size_t len, struct amx_hdr *h)
     h->pb_inst = (uint8_t)x;
     h->flags = (uint8_t)(x >> 8) & AMX_F_ACKNOW;
     h->nblank = (uint8_t)(x >> 16);
+    h->key = (uint64_t)ntohl(w[6]) << 32 | ntohl(w[7]);
     if (h->type < AMX_REQ || h->type > AMX_HELLO)
         return AM_ERR_INVAL;
     return AM_OK;
@@ -83,8 +85,8 @@ static int tr_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *i
     return ifc->tr->send(ifc, ep, iov, n);
 }
 
-/* Send header + payload iovecs as one AM. */
-static int send_am(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h,
+/* Send header + payload iovecs as one AM, with the peer's secret. */
+static int send_am(am_interface_t *ifc, am_endpoint_t *ep, struct amx_hdr *h,
                    const struct iovec *iov, int n, char **copy, size_t *copy_len,
                    size_t *copy_cap)
 {
@@ -92,6 +94,7 @@ static int send_am(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr 
     char hb[AMX_HDR + AMX_PACK_MAX];
     if (n > 64)
         return AM_ERR_INVAL;
+    h->key = ep->key;
     amx_pack_hdr(hb, h);
     v[0].iov_base = hb;
     v[0].iov_len = AMX_HDR;
@@ -507,6 +510,13 @@ static int on_reply(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr
 
 int amx_input(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, char *p)
 {
+    /* first: nothing below, and no handler, sees an AM without our secret */
+    if (!amx_auth(ifc, ep, h))
+        return 0;
+    if (!ep) {   /* our secret but no endpoint: a late copy from a closed one */
+        ifc->st.drops++;
+        return 0;
+    }
     if (ep->dead)
         return 0;
     int n = 0;
@@ -534,7 +544,7 @@ int amx_input_placed(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hd
 int amx_deliverable(const am_interface_t *ifc, const am_endpoint_t *ep, const struct amx_hdr *h)
 {
     return ifc->reliable && !ep->dead && h->type == AMX_REQ && h->inst < ifc->cfg.depth &&
-           h->seq == ep->expect_seq;
+           h->seq == ep->expect_seq && amx_key_ok(ifc, h);
 }
 
 /* ---- progress -------------------------------------------------------------- */

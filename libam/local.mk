@@ -12,7 +12,7 @@ LIBAM_TRANSPORTS += libam/tr_udp.c
 
 lib_LTLIBRARIES += libam.la
 include_HEADERS += libam/am.h
-libam_la_SOURCES = libam/am.h libam/am_int.h libam/am_base.c libam/am_proto.c \
+libam_la_SOURCES = libam/am.h libam/am_int.h libam/am_base.c libam/am_proto.c libam/am_auth.c \
 	libam/am_net.h libam/am_net.c $(LIBAM_TRANSPORTS)
 nodist_libam_la_SOURCES = libam/tr_table.c
 # libam.so exports the API of libam/am.h (am_*) and nothing else.

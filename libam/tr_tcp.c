@@ -31,10 +31,27 @@ struct parked {
     char name[AMX_ADDRLEN];
 };
 
+/* Connections whose HELLO is still arriving: read as its bytes come and
+ * never waited for, so one that says nothing (a stranger) costs the task
+ * a slot for at most HELLO_WAIT_US, not a stall.  In the epoll set as
+ * GREET_TAG(fd) (endpoints are pointers, even; the listener is 0). */
+#define MAX_GREET 64          /* full: the oldest goes */
+#define HELLO_WAIT_US 1000000u   /* a real connector says hello at once */
+#define GREET_TAG(fd) ((uint64_t)(fd) << 1 | 1)
+
+struct greeting {
+    int fd;
+    uint64_t since_us;
+    size_t got;
+    char buf[AMX_HDR + AMX_ADDRLEN];
+};
+
 struct tcp {
     int lfd, epfd;
     struct parked *park;
     int npark, park_cap;
+    struct greeting greet[MAX_GREET];
+    int ngreet;
     unsigned polls;
 };
 
@@ -106,27 +123,6 @@ static void tcp_host(const am_endpoint_t *ep, char *buf, size_t size)
     amx_addr_host(&te->sa, buf, size);
 }
 
-/* Read exactly n bytes from a blocking-ish fd before the deadline. */
-static int read_full(int fd, char *buf, size_t n, uint64_t deadline)
-{
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = read(fd, buf + got, n - got);
-        if (r > 0) {
-            got += (size_t)r;
-            continue;
-        }
-        if (r == 0 || (errno != EAGAIN && errno != EINTR))
-            return AM_ERR_DEAD;
-        uint64_t now = amx_now_us();
-        if (now >= deadline)
-            return AM_ERR_TIMEOUT;
-        struct pollfd p = { .fd = fd, .events = POLLIN };
-        poll(&p, 1, (int)((deadline - now) / 1000 + 1));
-    }
-    return AM_OK;
-}
-
 static int attach(am_interface_t *ifc, am_endpoint_t *ep, int fd)
 {
     struct tcp *t = ifc->trd;
@@ -160,10 +156,11 @@ static int tcp_connect(am_interface_t *ifc, am_endpoint_t *ep)
             goto fail;
     }
     nodelay_nonblock(fd);
-    /* HELLO: who we are, so the acceptor can match us */
+    /* HELLO: who we are, so the acceptor can match us, with its secret
+     * (am_auth.c): without that it would not keep the connection */
     char pkt[AMX_HDR + AMX_ADDRLEN];
     size_t nl = strlen(ifc->self_addr) + 1;
-    struct amx_hdr h = { .len = (uint32_t)nl, .type = AMX_HELLO };
+    struct amx_hdr h = { .len = (uint32_t)nl, .type = AMX_HELLO, .key = ep->key };
     amx_pack_hdr(pkt, &h);
     memcpy(pkt + AMX_HDR, ifc->self_addr, nl);
     size_t off = 0;
@@ -187,11 +184,27 @@ fail:
     return AM_ERR_DEAD;
 }
 
-/* Close parked connections nobody claimed in time: their connector sees
- * the end of its stream and keeps the daemon route (see docs/link-setup.md). */
-static void expire_parked(am_interface_t *ifc, struct tcp *t)
+static void greet_drop(am_interface_t *ifc, struct tcp *t, int i, int count)
+{
+    epoll_ctl(t->epfd, EPOLL_CTL_DEL, t->greet[i].fd, NULL);
+    close(t->greet[i].fd);
+    t->greet[i] = t->greet[--t->ngreet];
+    if (count)
+        ifc->st.drops++;
+}
+
+/* Close parked connections nobody claimed in time (their connector sees
+ * the end of its stream and keeps the daemon route, docs/link-setup.md),
+ * and connections whose HELLO did not come in time. */
+static void expire_waiting(am_interface_t *ifc, struct tcp *t)
 {
     uint64_t now = amx_now_us(), limit = (uint64_t)ifc->cfg.connect_timeout_ms * 1000u;
+    for (int i = 0; i < t->ngreet;) {
+        if (now - t->greet[i].since_us > HELLO_WAIT_US)
+            greet_drop(ifc, t, i, 1);
+        else
+            i++;
+    }
     for (int i = 0; i < t->npark;) {
         if (now - t->park[i].since_us > limit) {
             close(t->park[i].fd);
@@ -222,7 +235,63 @@ static int park(struct tcp *t, int fd, const char *name)
     return 0;
 }
 
-/* Accept one pending connection and park it under the name it says. */
+/* Read what has come of greeting i's HELLO; once it is whole, park the
+ * connection under the name it gives.  Its first AM must be a HELLO with
+ * our secret: a connection without it is closed before anything more is
+ * read from it (auth_drops). */
+static void greet_input(am_interface_t *ifc, struct tcp *t, int i)
+{
+    struct greeting *g = &t->greet[i];
+    struct amx_hdr h;
+    for (;;) {
+        size_t want = AMX_HDR;
+        if (g->got >= AMX_HDR) {
+            if (amx_parse(g->buf, AMX_HDR, &h) < 0)
+                goto drop;   /* garbage */
+            if (!amx_auth(ifc, NULL, &h))
+                goto refuse;   /* counted there */
+            if (h.type != AMX_HELLO || h.len == 0 || h.len > AMX_ADDRLEN)
+                goto drop;
+            want += h.len;
+        }
+        if (g->got == want)
+            break;
+        ssize_t r = recv(g->fd, g->buf + g->got, want - g->got, MSG_DONTWAIT);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;   /* the rest later */
+        if (r <= 0)
+            goto drop;
+        ifc->rx_read += (uint64_t)r;
+        g->got += (size_t)r;
+    }
+    if (g->buf[g->got - 1] != '\0')
+        goto drop;
+    /* parked connections are not watched: nothing is read until claimed */
+    epoll_ctl(t->epfd, EPOLL_CTL_DEL, g->fd, NULL);
+    if (park(t, g->fd, g->buf + AMX_HDR) < 0) {
+        close(g->fd);   /* too many waiting */
+        ifc->st.drops++;
+    }
+    t->greet[i] = t->greet[--t->ngreet];
+    return;
+drop:
+    greet_drop(ifc, t, i, 1);
+    return;
+refuse:
+    greet_drop(ifc, t, i, 0);
+}
+
+static int greet_find(const struct tcp *t, int fd)
+{
+    for (int i = 0; i < t->ngreet; i++)
+        if (t->greet[i].fd == fd)
+            return i;
+    return -1;
+}
+
+/* Accept one pending connection and read its HELLO as far as it has come. */
 static void accept_one(am_interface_t *ifc)
 {
     struct tcp *t = ifc->trd;
@@ -230,16 +299,43 @@ static void accept_one(am_interface_t *ifc)
     if (fd < 0)
         return;
     nodelay_nonblock(fd);
-    char buf[AMX_HDR + AMX_ADDRLEN];
-    struct amx_hdr h;
-    uint64_t deadline = amx_now_us() + 1000000u;   /* a real peer says hello at once */
-    if (read_full(fd, buf, AMX_HDR, deadline) < 0 || amx_parse(buf, AMX_HDR, &h) < 0 ||
-        h.type != AMX_HELLO || h.len == 0 || h.len > AMX_ADDRLEN ||
-        read_full(fd, buf + AMX_HDR, h.len, deadline) < 0 || buf[AMX_HDR + h.len - 1] != '\0' ||
-        park(t, fd, buf + AMX_HDR) < 0) {
-        ifc->st.drops++;   /* garbage, a stranger, or too many waiting */
-        close(fd);
+    if (t->ngreet == MAX_GREET) {   /* the oldest has had the longest to speak */
+        int old = 0;
+        for (int i = 1; i < t->ngreet; i++)
+            if (t->greet[i].since_us < t->greet[old].since_us)
+                old = i;
+        greet_drop(ifc, t, old, 1);
     }
+    struct epoll_event ev = { .events = EPOLLIN, .data.u64 = GREET_TAG(fd) };
+    if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+        close(fd);
+        ifc->st.drops++;
+        return;
+    }
+    struct greeting *g = &t->greet[t->ngreet++];
+    g->fd = fd;
+    g->since_us = amx_now_us();
+    g->got = 0;
+    greet_input(ifc, t, t->ngreet - 1);   /* a real connector's HELLO is there already */
+}
+
+/* Wait up to ms for connections and HELLOs, and take them in. */
+static void wait_greetings(am_interface_t *ifc, struct tcp *t, int ms)
+{
+    struct pollfd p[1 + MAX_GREET];
+    int n = 0;
+    p[n++] = (struct pollfd){ .fd = t->lfd, .events = POLLIN };
+    for (int i = 0; i < t->ngreet; i++)
+        p[n++] = (struct pollfd){ .fd = t->greet[i].fd, .events = POLLIN };
+    if (poll(p, (nfds_t)n, ms) <= 0)
+        return;
+    for (int k = 1; k < n; k++) {
+        int i = p[k].revents ? greet_find(t, p[k].fd) : -1;
+        if (i >= 0)
+            greet_input(ifc, t, i);
+    }
+    if (p[0].revents)
+        accept_one(ifc);
 }
 
 static int tcp_accept(am_interface_t *ifc, am_endpoint_t *ep)
@@ -257,9 +353,9 @@ static int tcp_accept(am_interface_t *ifc, am_endpoint_t *ep)
         uint64_t now = amx_now_us();
         if (now >= deadline)
             return AM_ERR_TIMEOUT;
-        struct pollfd p = { .fd = t->lfd, .events = POLLIN };
-        if (poll(&p, 1, (int)((deadline - now) / 1000 + 1)) > 0)
-            accept_one(ifc);
+        expire_waiting(ifc, t);
+        int ms = (int)((deadline - now) / 1000 + 1);
+        wait_greetings(ifc, t, ms > 100 ? 100 : ms);   /* wake to expire greetings */
     }
 }
 
@@ -492,10 +588,16 @@ static int tcp_recv(am_interface_t *ifc)
         if (handled || !ep)   /* all tried: epoll only for the listener, now and then */
             return handled;
     }
-    if (t->npark)
-        expire_parked(ifc, t);
+    if (t->npark || t->ngreet)
+        expire_waiting(ifc, t);
     int n = epoll_wait(t->epfd, evs, 32, 0);
     for (int i = 0; i < n; i++) {
+        if (evs[i].data.u64 & 1) {   /* GREET_TAG */
+            int g = greet_find(t, (int)(evs[i].data.u64 >> 1));
+            if (g >= 0)
+                greet_input(ifc, t, g);
+            continue;
+        }
         am_endpoint_t *ep = evs[i].data.ptr;
         if (!ep)
             accept_one(ifc);
@@ -543,6 +645,8 @@ static void tcp_shutdown(am_interface_t *ifc)
     struct tcp *t = ifc->trd;
     for (int i = 0; i < t->npark; i++)
         close(t->park[i].fd);
+    for (int i = 0; i < t->ngreet; i++)
+        close(t->greet[i].fd);
     free(t->park);
     close(t->lfd);
     close(t->epfd);

@@ -212,13 +212,14 @@ static int read_sock(am_interface_t *ifc, int fd, am_endpoint_t *ep)
         }
         ifc->rx_read += (uint64_t)r;
         struct amx_hdr h;
-        am_endpoint_t *src = ep;
         if ((size_t)r > u->rxbuf_cap || amx_parse(u->rxbuf, (size_t)r, &h) < 0 ||
-            h.len != (size_t)r - AMX_HDR || h.type == AMX_HELLO ||
-            (!src && !(src = by_addr(ifc, &from)))) {
-            ifc->st.drops++;   /* garbage, truncated, or a stranger */
+            h.len != (size_t)r - AMX_HDR || h.type == AMX_HELLO) {
+            ifc->st.drops++;   /* garbage or truncated */
             continue;
         }
+        /* a source address proves nothing (it can be forged): amx_input
+         * checks the secret, and drops a stranger (src NULL) after that */
+        am_endpoint_t *src = ep ? ep : by_addr(ifc, &from);
         int n = amx_input(ifc, src, &h, u->rxbuf + AMX_HDR);
         if (n)
             return n;

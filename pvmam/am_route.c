@@ -194,11 +194,12 @@ static void r_exit(void *ctx)
         struct pvmam_stats s;
         pvmam_stats(0, &s);
         pvmx_log("exit: sent %llu messages over AM, %llu via the pvmd; received %llu over AM, "
-                  "%llu via the pvmd; %llu retransmits, %llu duplicates, %llu drops",
+                  "%llu via the pvmd; %llu retransmits, %llu duplicates, %llu drops, "
+                  "%llu without our secret",
                   (unsigned long long)s.am_msgs_sent, (unsigned long long)s.pvmd_msgs_sent,
                   (unsigned long long)s.am_msgs_recv, (unsigned long long)s.pvmd_msgs_recv,
                   (unsigned long long)s.retransmits, (unsigned long long)s.duplicates,
-                  (unsigned long long)s.drops);
+                  (unsigned long long)s.drops, (unsigned long long)s.auth_drops);
     }
     am_shutdown(pvmx.ifc);   /* flushes what is in flight, bounded */
     pvmx.ifc = NULL;

@@ -24,7 +24,7 @@
  * PVMAM_IS_CTRL range, so neither filter takes the other's messages). */
 #define AMSTAT_Q ((int)0x80a30011)
 #define AMSTAT_A ((int)0x80a30012)
-#define AMSTAT_VERSION 1
+#define AMSTAT_VERSION 2   /* 2: auth_drops */
 #define MAX_ASKERS 16
 #define MARK_FMT PVMAM_MBOX_PREFIX "lib.%x"
 
@@ -49,7 +49,8 @@ static void put_stats(struct pmsg *m, const struct pvmam_stats *s)
 {
     const uint64_t v[] = { s->am_msgs_sent, s->am_msgs_recv, s->am_bytes_sent, s->am_bytes_recv,
                            s->pvmd_msgs_sent, s->pvmd_msgs_recv, s->pvmd_bytes_sent,
-                           s->pvmd_bytes_recv, s->retransmits, s->duplicates, s->drops };
+                           s->pvmd_bytes_recv, s->retransmits, s->duplicates, s->drops,
+                           s->auth_drops };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         put64(m, v[i]);
     pvmi_put_int(m, s->peers_am);
@@ -103,7 +104,8 @@ static int get_stats(struct pmsg *m, struct pvmam_stats *s)
 {
     uint64_t *v[] = { &s->am_msgs_sent, &s->am_msgs_recv, &s->am_bytes_sent, &s->am_bytes_recv,
                       &s->pvmd_msgs_sent, &s->pvmd_msgs_recv, &s->pvmd_bytes_sent,
-                      &s->pvmd_bytes_recv, &s->retransmits, &s->duplicates, &s->drops };
+                      &s->pvmd_bytes_recv, &s->retransmits, &s->duplicates, &s->drops,
+                      &s->auth_drops };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (get64(m, v[i]) < 0)
             return PvmBadMsg;

@@ -15,7 +15,7 @@
 #include "pvmam_int.h"
 
 #define MAX_TASKS 1024
-#define ADDR_MAX 64
+#define ADDR_MAX AM_ADDR_MAX
 
 static struct {
     int nhello, hello_tid[MAX_TASKS], hello_n[MAX_TASKS];

@@ -52,7 +52,7 @@ struct pvmx_peer {
     int lookups;          /* mailbox lookups that found nothing */
     long long retry_ms;   /* when an UNKNOWN peer may be looked up again */
     am_endpoint_t *ep;
-    char addr[64];
+    char addr[AM_ADDR_MAX];   /* its AM address, with its secret (libam/am.h) */
     /* message being reassembled from its fragments */
     int rbusy;            /* a message is in progress */
     int rstarted;         /* ...begun by frag_place, its handler not run yet */
@@ -79,7 +79,7 @@ struct pvmx_state {
     int exiting;              /* r_exit has begun */
     int mytid;
     am_interface_t *ifc;
-    char addr[64];            /* our AM address */
+    char addr[AM_ADDR_MAX];   /* our AM address, with our secret: mailbox only */
     int h_frag;               /* handler id */
     struct pvmx_peer *placing;   /* a fragment is being read into a precv's buffer */
     struct pvmam_stats total;

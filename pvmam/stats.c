@@ -47,5 +47,6 @@ int pvmam_stats(int tid, struct pvmam_stats *out)
     out->retransmits = a.retransmits;
     out->duplicates = a.duplicates;
     out->drops = a.drops;
+    out->auth_drops = a.auth_drops;
     return 0;
 }

@@ -16,6 +16,7 @@ INC="-I$src/libam -I$src/pvm3 -I$src/pvmam -I$src/tests/fuzz $(pkg-config --cfla
 TIRPC=$(pkg-config --libs libtirpc)
 LIBAM="$(ls "$src"/libam/*.c | grep -v '/tr_table\.c$') $bld/libam/tr_table.c"
 PVM3=$(ls "$src"/pvm3/*.c)
+PVMAM=$(ls "$src"/pvmam/*.c | grep -v '/route_table\.c$')
 PACK="$src/pvm3/pmsg.c $src/pvm3/buf.c $src/pvm3/pack.c $src/pvm3/pack_xdr.c \
       $src/pvm3/pack_raw.c $src/pvm3/packf.c $src/pvm3/pkmesg.c $src/pvm3/perr.c"
 build() { name=$1; shift; echo "fuzz: building $name"; "$CLANG" $FL $INC "$@" -o "$out/$name" -lm; }
@@ -23,3 +24,4 @@ build fuzz_upk "$src/tests/fuzz/fuzz_upk.c" $PACK $TIRPC
 build fuzz_am_udp "$src/tests/fuzz/fuzz_am_udp.c" $LIBAM
 build fuzz_am_tcp "$src/tests/fuzz/fuzz_am_tcp.c" $LIBAM
 build fuzz_wire "$src/tests/fuzz/fuzz_wire.c" "$src/tests/fuzz/no_routes.c" $PVM3 $TIRPC
+build fuzz_ctrl "$src/tests/fuzz/fuzz_ctrl.c" "$src/tests/fuzz/no_routes.c" $PVM3 $PVMAM $LIBAM $TIRPC

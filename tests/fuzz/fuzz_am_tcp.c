@@ -1,28 +1,26 @@
 /*
  * fuzz_am_tcp.c - libFuzzer target: the AM tcp byte stream.  A raw client
  * connects to an interface A.  With byte 0 even it first says a proper
- * HELLO and A accepts it as an endpoint, so the rest of the input is the
- * AM stream A parses; with byte 0 odd the whole input stands in for the
- * HELLO, which A's listener must judge.  A polls until the stream ends.
+ * HELLO (with A's secret, FZ_KEY) and A accepts it as an endpoint, so the
+ * rest of the input is the AM stream A parses; with byte 0 odd the whole
+ * input stands in for the HELLO, which A's listener must judge (its secret
+ * first).  A polls until the stream ends.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include "fuzz_am.h"
+#include "am_int.h"
 
-/* A HELLO as libam's tcp connector sends it (libam/am_int.h header). */
+/* A HELLO as libam's tcp connector sends it, with A's secret. */
 static size_t hello(unsigned char *buf, const char *name)
 {
     size_t nl = strlen(name) + 1;
-    uint32_t v[2] = { htonl((uint32_t)nl), 0 };
-    memset(buf, 0, 24);
-    memcpy(buf, v, 8);
-    buf[8] = 3;                                    /* AMX_HELLO */
-    uint32_t magic = htonl(0x414d3032u);          /* AMX_MAGIC */
-    memcpy(buf + 12, &magic, 4);
-    memcpy(buf + 24, name, nl);
-    return 24 + nl;
+    struct amx_hdr h = { .len = (uint32_t)nl, .type = AMX_HELLO, .key = FZ_KEY };
+    amx_pack_hdr((char *)buf, &h);
+    memcpy(buf + AMX_HDR, name, nl);
+    return AMX_HDR + nl;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -38,11 +36,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         goto out;
     const char *name = "tcp:7f000001:0001";
     if (!(data[0] & 1)) {
-        unsigned char h[24 + 64];
+        unsigned char h[AMX_HDR + 64];
         size_t hl = hello(h, name);
         if (write(fd, h, hl) != (ssize_t)hl)
             goto out;
-        if (am_allocate_task(a, &ea) < 0 || am_accept_task(a, ea, name) < 0 ||
+        if (am_allocate_task(a, &ea) < 0 || am_accept_task(a, ea, "tcp:7f000001:0001" FZ_KEYTXT) < 0 ||
             am_insert_task(a, ea, 2) < 0)
             goto out;
     }

@@ -133,3 +133,16 @@ tests_integration_crowd_am_LDADD = libpvm3am.la
 tests_integration_crowd_am_LDFLAGS = -no-install
 TESTS += tests/integration/crowd.sh
 EXTRA_DIST += tests/integration/crowd.sh
+
+# Authenticated AM links (issue 19): a process outside the VM sends to a
+# task's AM address; built with libam's internals (amx_pack_hdr), hence
+# statically against libam.
+check_PROGRAMS += tests/integration/stranger_am tests/integration/stranger_raw
+tests_integration_stranger_am_SOURCES = tests/integration/stranger.c tests/integration/stranger.h
+tests_integration_stranger_am_LDADD = libpvm3am.la
+tests_integration_stranger_am_LDFLAGS = -no-install
+tests_integration_stranger_raw_SOURCES = tests/integration/stranger_raw.c tests/integration/stranger.h
+tests_integration_stranger_raw_LDADD = libam.la
+tests_integration_stranger_raw_LDFLAGS = -static
+TESTS += tests/integration/stranger.sh
+EXTRA_DIST += tests/integration/stranger.sh

@@ -477,6 +477,54 @@ START_TEST(garbage_survived)
 }
 END_TEST
 
+/* Only holders of an interface's secret reach it: a sender with the right
+ * address but a wrong secret (or none) gets nothing delivered, the drops
+ * are counted as such, and malformed secrets are refused up front. */
+START_TEST(wrong_secret_dropped)
+{
+    struct am_config c = small_cfg();
+    c.key = 0x0123456789abcdefull;
+    am_interface_t *a, *b;
+    ck_assert_int_eq(am_init(transport, &c, &a), AM_OK);
+    c.key = 0;   /* a random one */
+    ck_assert_int_eq(am_init(transport, &c, &b), AM_OK);
+    const char *cap = am_task_address(a, AM_TID_SELF);
+    const char *sep = strrchr(cap, '#');
+    ck_assert_ptr_nonnull(sep);
+    ck_assert_str_eq(sep, "#0123456789abcdef");
+    ck_assert_str_ne(strrchr(am_task_address(b, AM_TID_SELF), '#'), sep);
+    char addr[AM_ADDR_MAX], bad[AM_ADDR_MAX];
+    snprintf(addr, sizeof addr, "%.*s", (int)(sep - cap), cap);
+    am_endpoint_t *ep;
+    ck_assert_int_eq(am_allocate_task(b, &ep), AM_OK);
+    /* no secret, a short one, a non-hex one: not an address */
+    ck_assert_int_eq(am_connect_task(b, ep, addr), AM_ERR_BADADDR);
+    snprintf(bad, sizeof bad, "%s#0123456789abcde", addr);
+    ck_assert_int_eq(am_connect_task(b, ep, bad), AM_ERR_BADADDR);
+    snprintf(bad, sizeof bad, "%s#0123456789abcdeg", addr);
+    ck_assert_int_eq(am_connect_task(b, ep, bad), AM_ERR_BADADDR);
+    /* one digit off */
+    snprintf(bad, sizeof bad, "%s#0123456789abcdee", addr);
+    ck_assert_int_eq(am_connect_task(b, ep, bad), AM_OK);
+    ck_assert_int_eq(am_insert_task(b, ep, 1), AM_OK);
+    if (!reliable)   /* tcp: the connection itself is refused */
+        for (int k = 0; k < 5; k++)
+            ck_assert_int_eq(am_request(b, 1, h_data, "12345678", 8), AM_OK);
+    struct am_stats st;
+    for (int k = 0; k < 400; k++) {   /* bounded: 400 x (up to) 5 ms */
+        am_wait(a, 5);
+        am_interface_stats(a, &st);
+        if (st.auth_drops >= (reliable ? 1u : 5u))
+            break;
+    }
+    ck_assert_uint_ge(st.auth_drops, reliable ? 1 : 5);
+    ck_assert_uint_eq(st.requests_recv, 0);
+    ck_assert_uint_eq(expect_seq, 0);   /* on_data never ran */
+    am_shutdown(b);
+    am_shutdown(a);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     transport = argc > 1 ? argv[1] : "udp";
@@ -493,6 +541,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, placement_delivers_everything);
     tcase_add_test(tc, peer_death_reported);
     tcase_add_test(tc, garbage_survived);
+    tcase_add_test(tc, wrong_secret_dropped);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
