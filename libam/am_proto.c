@@ -161,25 +161,16 @@ int am_request_vdata_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
     struct amx_slot *s = &ep->slot[i];
     struct amx_hdr h = { .len = (uint32_t)len, .seq = ep->next_seq, .type = AMX_REQ,
                          .inst = (uint8_t)i, .handler = (uint16_t)handler };
+    /* A transport may service input while it sends (shm waits while its
+     * peer copies a big payload), so the reply can come back, and newer
+     * blank replies be owed, before the send returns: take the instance
+     * and settle the owed reply first. */
     if (ep->owe) {   /* the blank reply we owe rides along */
         h.pb = 1;
         h.pb_inst = ep->owe_inst;
         h.pb_seq = ep->owe_seq;
-    }
-    int rc = send_am(ifc, ep, &h, iov, iovcnt, ifc->reliable ? NULL : &s->copy, &s->copy_len,
-                     &s->copy_cap);
-    if (rc >= 0 && h.pb) {
         ep->owe = 0;
-        ep->st.replies_sent++;
-        ifc->st.replies_sent++;
     }
-    if (rc < 0) {
-        if (rc == AM_ERR_DEAD || rc == AM_ERR_SYS)
-            amx_declare_dead(ifc, ep);
-        return ep->dead ? AM_ERR_DEAD : rc;
-    }
-    if (ep->dead)          /* died while we serviced input inside send */
-        return AM_ERR_DEAD;
     ep->next_seq++;
     s->busy = 1;
     s->seq = h.seq;
@@ -189,6 +180,32 @@ int am_request_vdata_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
     }
     ep->inflight++;
     ifc->outstanding++;
+    int rc = send_am(ifc, ep, &h, iov, iovcnt, ifc->reliable ? NULL : &s->copy, &s->copy_len,
+                     &s->copy_cap);
+    if (rc >= 0 && h.pb) {
+        ep->st.replies_sent++;
+        ifc->st.replies_sent++;
+    }
+    if (rc < 0) {
+        if (rc == AM_ERR_DEAD || rc == AM_ERR_SYS)
+            amx_declare_dead(ifc, ep);   /* frees every instance */
+        if (ep->dead)
+            return AM_ERR_DEAD;
+        if (s->busy && s->seq == h.seq) {   /* not sent: as if never tried */
+            s->busy = 0;
+            ep->inflight--;
+            ifc->outstanding--;
+            ep->next_seq--;
+        }
+        if (h.pb && !ep->owe) {
+            ep->owe = 1;
+            ep->owe_inst = h.pb_inst;
+            ep->owe_seq = h.pb_seq;
+        }
+        return rc;
+    }
+    if (ep->dead)          /* died while we serviced input inside send */
+        return AM_ERR_DEAD;
     ep->st.requests_sent++;
     ifc->st.requests_sent++;
     ep->st.bytes_sent += len;
