@@ -902,7 +902,16 @@ static int read_ring(am_interface_t *ifc, am_endpoint_t *ep)
         return corrupt(ifc, ep);
     int handled = 0;
     e->rx_depth++;
-    for (int k = 0; k < RX_BATCH && e->rpos != head && !ep->dead; k++) {
+    for (int k = 0; k < RX_BATCH && !ep->dead; k++) {
+        if (k) {   /* a handler's nested poll may have read on: look again */
+            head = LOAD_ACQ(&e->in->head);
+            if (head - e->rpos > e->R) {
+                corrupt(ifc, ep);
+                break;
+            }
+        }
+        if (head == e->rpos)
+            break;
         uint64_t off = e->rpos & (e->R - 1);
         struct rec r;
         memcpy(&r, e->in_data + off, sizeof r);
