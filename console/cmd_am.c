@@ -23,11 +23,12 @@ int cmd_transport(int argc, char **argv)
         if (!strcmp(t, "default")) {
             unsetenv("PVMAM_TRANSPORT");
             cons_unexport("PVMAM_TRANSPORT");
-        } else if (!strcmp(t, "tcp") || !strcmp(t, "udp") || !strcmp(t, "off")) {
+        } else if (!strcmp(t, "tcp") || !strcmp(t, "udp") || !strcmp(t, "shm") ||
+                   !strcmp(t, "off")) {
             setenv("PVMAM_TRANSPORT", t, 1);
             cons_export("PVMAM_TRANSPORT");
         } else {
-            printf("transport: %s: not a transport (tcp, udp, off or default)\n", t);
+            printf("transport: %s: not a transport (tcp, udp, shm, off or default)\n", t);
             return 0;
         }
     }

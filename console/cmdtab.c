@@ -114,7 +114,7 @@ static const struct cons_cmd table[] = {
       "         trace [+] *\n"
       "         trace - *\n", 0 },
     { "transport", cmd_transport, "Show or set PVMAM_TRANSPORT for spawned tasks",
-      "Syntax:  transport [ tcp | udp | off | default ]\n"
+      "Syntax:  transport [ tcp | udp | shm | off | default ]\n"
       "Sets PVMAM_TRANSPORT and exports it (PVM_EXPORT) to tasks spawned from\n"
       "now on; default removes it (libpvm3am tasks then use tcp).  Other\n"
       "PVMAM_* settings: setenv NAME value, then export NAME.\n", 0 },

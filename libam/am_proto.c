@@ -168,32 +168,23 @@ int am_request_vdata_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
     struct amx_slot *s = &ep->slot[i];
     struct amx_hdr h = { .len = (uint32_t)len, .seq = ep->next_seq, .type = AMX_REQ,
                          .inst = (uint8_t)i, .handler = (uint16_t)handler };
-    if (ep->owe) {   /* the blank replies we owe ride along */
-        h.pb = 1;
-        h.pb_inst = ep->owe_inst;
-        h.pb_seq = ep->owe_seq;
-        h.nblank = ep->owe_n;
-    }
     /* every half window, and when it is full, the receiver should not sit
      * on replies (only then: flagging every request past the half would
      * bring back one reply per request) */
     unsigned half = (ifc->cfg.depth + 1) / 2, after = ep->inflight + 1;
     if (after == ifc->cfg.depth || after % (half < 2 ? 2 : half) == 0)
         h.flags = AMX_F_ACKNOW;
-    int rc = send_am(ifc, ep, &h, iov, iovcnt, ifc->reliable ? NULL : &s->copy, &s->copy_len,
-                     &s->copy_cap);
-    if (rc >= 0 && h.pb) {
+    /* A transport may service input while it sends (shm waits while its
+     * peer copies a big payload), so the reply can come back, and newer
+     * blank replies be owed, before the send returns: take the instance
+     * and settle the owed replies first. */
+    if (ep->owe) {   /* the blank replies we owe ride along */
+        h.pb = 1;
+        h.pb_inst = ep->owe_inst;
+        h.pb_seq = ep->owe_seq;
+        h.nblank = ep->owe_n;
         ep->owe = 0;
-        ep->st.replies_sent++;
-        ifc->st.replies_sent++;
     }
-    if (rc < 0) {
-        if (rc == AM_ERR_DEAD || rc == AM_ERR_SYS)
-            amx_declare_dead(ifc, ep);
-        return ep->dead ? AM_ERR_DEAD : rc;
-    }
-    if (ep->dead)          /* died while we serviced input inside send */
-        return AM_ERR_DEAD;
     ep->next_seq++;
     s->busy = 1;
     s->seq = h.seq;
@@ -203,6 +194,37 @@ int am_request_vdata_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
     }
     ep->inflight++;
     ifc->outstanding++;
+    int rc = send_am(ifc, ep, &h, iov, iovcnt, ifc->reliable ? NULL : &s->copy, &s->copy_len,
+                     &s->copy_cap);
+    if (rc >= 0 && h.pb) {
+        ep->st.replies_sent++;
+        ifc->st.replies_sent++;
+    }
+    if (rc < 0) {
+        if (rc == AM_ERR_DEAD || rc == AM_ERR_SYS)
+            amx_declare_dead(ifc, ep);   /* frees every instance */
+        if (ep->dead)
+            return AM_ERR_DEAD;
+        if (s->busy && s->seq == h.seq) {   /* not sent: as if never tried */
+            s->busy = 0;
+            ep->inflight--;
+            ifc->outstanding--;
+            ep->next_seq--;
+        }
+        if (h.pb && !ep->owe) {   /* owed again */
+            ep->owe = 1;
+            ep->owe_inst = h.pb_inst;
+            ep->owe_seq = h.pb_seq;
+            ep->owe_n = h.nblank;
+        } else if (h.pb) {   /* newer ones are owed now: these go alone */
+            am_token_t tok = { .ifc = ifc, .ep = ep, .is_request = 1, .inst = h.pb_inst,
+                               .seq = h.pb_seq, .nblank = h.nblank };
+            am_reply(&tok, AMX_BLANK, NULL, 0);
+        }
+        return rc;
+    }
+    if (ep->dead)          /* died while we serviced input inside send */
+        return AM_ERR_DEAD;
     ep->st.requests_sent++;
     ifc->st.requests_sent++;
     ep->st.bytes_sent += len;

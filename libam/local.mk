@@ -9,6 +9,7 @@
 LIBAM_TRANSPORTS =
 LIBAM_TRANSPORTS += libam/tr_tcp.c
 LIBAM_TRANSPORTS += libam/tr_udp.c
+LIBAM_TRANSPORTS += libam/tr_shm.c
 
 lib_LTLIBRARIES += libam.la
 include_HEADERS += libam/am.h

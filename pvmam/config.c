@@ -33,7 +33,7 @@ static int known_transport(const char *t)
     return !strcmp(t, "off");
 }
 
-/* "tcp, udp or off": the valid values, for the error line. */
+/* "tcp, udp, shm or off": the valid values, for the error line. */
 static void transport_choices(char *buf, size_t size)
 {
     size_t l = 0;

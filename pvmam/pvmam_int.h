@@ -18,7 +18,7 @@
 
 /* ---- configuration (config.c) ------------------------------------------ */
 struct pvmx_config {
-    char transport[8];   /* "tcp", "udp" or "off" */
+    char transport[8];   /* "tcp", "udp", "shm" or "off" */
     unsigned depth;
     unsigned timeout_ms;
     int verbose;

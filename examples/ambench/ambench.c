@@ -1,8 +1,10 @@
 /*
  * ambench.c - libam ping-pong and streaming next to raw sockets of the same
- * kind, measured in the same run; the two processes are pinned to cores 0
- * and 1 and both sides busy-poll.
- *     ambench [rounds]
+ * kind (udp, tcp), and libam's shm next to bare shared memory (a flag and
+ * the data on one cache line up to 56 bytes: the physical floor of a
+ * ping-pong; beyond, a buffer copied in and out), measured in the same run;
+ * the two processes are pinned to cores 0 and 1 and both sides busy-poll.
+ *     ambench [rounds] [transports]     (default 3 rounds, "udp,tcp,shm")
  * Latency = half round trip (median of rounds); streaming bandwidth =
  * bytes / time with at most `depth` (8) messages in flight for every
  * configuration: libam's window, and an 8-message ack window for raw udp.
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -125,6 +128,66 @@ static double raw_run(int fd, int udp, int ctl, char op, int n, int reps)
     return now() - t0;
 }
 
+/* ---- bare shared memory ------------------------------------------------ */
+
+#define BARE_MAX (1 << 20)
+#define BARE_LINE 56   /* data bytes beside the flag on its line */
+struct bare_line { _Alignas(128) uint64_t flag; char data[BARE_LINE]; };
+struct bare {
+    struct bare_line to, back;   /* client -> server, and the answer */
+    char buf[2][BARE_MAX];
+};
+static struct bare *bare;   /* MAP_SHARED before the fork */
+static uint64_t bare_seq;   /* both sides count the same messages */
+
+static void bare_wait(const uint64_t *flag, uint64_t v)
+{
+    while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) != v)
+        __builtin_ia32_pause();
+}
+
+/* One message of n bytes into line l (or the buffer), flagged. */
+static void bare_put(struct bare_line *l, char *big, const char *src, int n)
+{
+    memcpy(n <= BARE_LINE ? l->data : big, src, (size_t)n);
+    __atomic_store_n(&l->flag, bare_seq, __ATOMIC_RELEASE);
+}
+
+static void bare_get(struct bare_line *l, const char *big, char *dst, int n)
+{
+    bare_wait(&l->flag, bare_seq);
+    memcpy(dst, n <= BARE_LINE ? l->data : big, (size_t)n);
+}
+
+/* Every message is answered: ping-pong with the data, stream with an
+ * empty answer (one buffer, so the next may not overwrite it earlier). */
+static void bare_server(int ctl)
+{
+    struct cmd c;
+    while (read(ctl, &c, sizeof c) == sizeof c && c.op != 'q') {
+        for (int r = 0; r < c.reps; r++) {
+            bare_seq++;
+            bare_get(&bare->to, bare->buf[0], buf, c.n);
+            bare_put(&bare->back, bare->buf[1], buf, c.op == 'p' ? c.n : 0);
+        }
+    }
+}
+
+static double bare_run(int ctl, char op, int n, int reps)
+{
+    struct cmd c = { op, n, reps };
+    if (write(ctl, &c, sizeof c) != sizeof c)
+        exit(3);
+    usleep(2000);
+    double t0 = now();
+    for (int r = 0; r < reps; r++) {
+        bare_seq++;
+        bare_put(&bare->to, bare->buf[0], buf, n);
+        bare_get(&bare->back, bare->buf[1], buf, op == 'p' ? n : 0);
+    }
+    return now() - t0;
+}
+
 /* ---- libam -------------------------------------------------------------- */
 
 static int h_ping, h_sink, h_pong;
@@ -205,6 +268,8 @@ struct rawctx { int fd, udp, ctl; };
 static double raw_cb(void *c, char op, int n, int reps)
 {
     struct rawctx *x = c;
+    if (x->fd < 0)
+        return bare_run(x->ctl, op, n, reps);
     return raw_run(x->fd, x->udp, x->ctl, op, n, reps);
 }
 static double am_cb(void *c, char op, int n, int reps) { return am_run(c, op, n, reps); }
@@ -212,15 +277,20 @@ static double am_cb(void *c, char op, int n, int reps) { return am_run(c, op, n,
 /* Run one transport: raw sockets, then libam, same sizes. */
 static void bench(const char *tr, int rounds, struct series *raw, struct series *am)
 {
-    int udp = !strcmp(tr, "udp");
-    int sv[2], ctl[2];
+    int udp = !strcmp(tr, "udp"), shm = !strcmp(tr, "shm");
+    int sv[2] = { -1, -1 }, ctl[2];
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, ctl) < 0)
         exit(3);
     /* raw pair on loopback */
     struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
     socklen_t sl = sizeof sa;
     int one = 1;
-    if (udp) {
+    if (shm) {
+        bare = mmap(NULL, sizeof *bare, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (bare == MAP_FAILED)
+            exit(3);
+        bare_seq = 0;
+    } else if (udp) {
         sv[0] = socket(AF_INET, SOCK_DGRAM, 0);
         sv[1] = socket(AF_INET, SOCK_DGRAM, 0);
         struct sockaddr_in a0 = sa, a1 = sa;
@@ -253,8 +323,12 @@ static void bench(const char *tr, int rounds, struct series *raw, struct series 
     pid_t pid = fork();
     if (pid == 0) {
         pin(1);
-        close(sv[0]);
-        raw_server(sv[1], udp, ctl[1]);
+        if (shm) {
+            bare_server(ctl[1]);
+        } else {
+            close(sv[0]);
+            raw_server(sv[1], udp, ctl[1]);
+        }
         /* then libam: accept the parent */
         char addr[64];
         write(ctl[1], am_task_address(ifc, AM_TID_SELF), 64);
@@ -269,9 +343,10 @@ static void bench(const char *tr, int rounds, struct series *raw, struct series 
         _exit(0);
     }
     pin(0);
-    close(sv[1]);
+    if (!shm)
+        close(sv[1]);
     struct rawctx rc = { sv[0], udp, ctl[0] };
-    measure(udp ? "raw udp" : "raw tcp", raw, max, rounds, raw_cb, &rc);
+    measure(shm ? "bare shm" : udp ? "raw udp" : "raw tcp", raw, max, rounds, raw_cb, &rc);
     struct cmd q = { 'q', 0, 0 };
     write(ctl[0], &q, sizeof q);
     /* libam interfaces are separate per process: make a fresh one here */
@@ -288,11 +363,14 @@ static void bench(const char *tr, int rounds, struct series *raw, struct series 
     if (am_connect_task(ifc, ep, addr) < 0)
         exit(3);
     am_insert_task(ifc, ep, 2);
-    measure(udp ? "am udp" : "am tcp", am, max, rounds, am_cb, ifc);
+    measure(shm ? "am shm" : udp ? "am udp" : "am tcp", am, max, rounds, am_cb, ifc);
     write(ctl[0], &q, sizeof q);
     waitpid(pid, NULL, 0);
     am_shutdown(ifc);
-    close(sv[0]);
+    if (shm)
+        munmap(bare, sizeof *bare);
+    else
+        close(sv[0]);
     close(ctl[0]);
     close(ctl[1]);
 }
@@ -307,10 +385,18 @@ int main(int argc, char **argv)
     h_ping = am_address_to_id(on_ping);
     h_sink = am_address_to_id(on_sink);
     h_pong = am_address_to_id(on_pong);
-    printf("libam vs raw sockets, loopback, cores 0/1, busy polling, median of %d rounds\n", rounds);
-    const char *trs[2] = { "udp", "tcp" };
-    for (int t = 0; t < 2; t++) {
+    char list[64];
+    snprintf(list, sizeof list, "%s", argc > 2 ? argv[2] : "udp,tcp,shm");
+    printf("libam vs raw sockets (loopback) and bare shared memory, cores 0/1, busy polling, "
+           "median of %d rounds\n", rounds);
+    for (char *sp, *tr = strtok_r(list, ",", &sp); tr; tr = strtok_r(NULL, ",", &sp)) {
         struct series raw, am;
+        const char *trs[1] = { tr };
+        int t = 0;
+        if (strcmp(tr, "udp") && strcmp(tr, "tcp") && strcmp(tr, "shm")) {
+            fprintf(stderr, "ambench: %s: not a transport (udp, tcp, shm)\n", tr);
+            return 2;
+        }
         bench(trs[t], rounds, &raw, &am);
         printf("\n%s: %9s %12s %12s %7s %12s %12s %7s\n", trs[t], "bytes", "raw_us", "libam_us",
                "ratio", "raw_MB/s", "libam_MB/s", "ratio");

@@ -19,7 +19,7 @@ top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
 top_builddir=${top_builddir:-.}
 B=$(cd "$top_builddir" && pwd)/examples/mpbench
 OUTDIR=$top_builddir/bench-out
-CONFIGS="stock-default stock-direct am-off am-tcp am-udp raw"
+CONFIGS="stock-default stock-direct am-off am-tcp am-udp am-shm raw"
 ROUNDS=3 REPS=3 MAX=1048576 TCAP=0.01 SIZES="" TESTS=all CROWD=8
 quick=${BENCH_QUICK:-}
 extra=()

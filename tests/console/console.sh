@@ -4,7 +4,7 @@
 #  1. one command script through the stock pvm console and through pvmam:
 #     the transcripts must be the same once tids, host names and the
 #     known error-text difference are normalised;
-#  2. transport udp, a libpvm3am job exchanging data, amstat: AM bytes > 0
+#  2. transport udp and shm, a libpvm3am job exchanging data, amstat: AM bytes > 0
 #     and daemon-route bytes near 0; after transport off the reverse;
 #     ps marks the libpvm3am tasks;
 #  3. bad input: each is one clear line and the console goes on; a task
@@ -124,9 +124,17 @@ cons_cmd "amstat"
 check_amstat "$mark" am
 cons_cmd "reset"
 nproc_is 0 "$VM_BIN/amjob slave"
+cons_cmd "transport shm"
+cons_cmd "spawn -> amjob master 1 $NMSG $SIZE"
+cons_wait "\[2:t[0-9a-f]*\] done $NMSG" 60 || fail "the shm job did not finish its exchange"
+mark=$CONS_N
+cons_cmd "amstat"
+check_amstat "$mark" am
+cons_cmd "reset"
+nproc_is 0 "$VM_BIN/amjob slave"
 cons_cmd "transport off"
 cons_cmd "spawn -> amjob master 1 $NMSG $SIZE"
-cons_wait "\[2:t[0-9a-f]*\] done $NMSG" 60 || fail "the off job did not finish its exchange"
+cons_wait "\[3:t[0-9a-f]*\] done $NMSG" 60 || fail "the off job did not finish its exchange"
 mark=$CONS_N
 cons_cmd "amstat"
 check_amstat "$mark" pvmd

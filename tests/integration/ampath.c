@@ -6,13 +6,18 @@
  * gets; then task 1 streams 8 MiB to the master and back.  With a
  * transport on, the counters must show AM traffic and the pvmd must have
  * read none of the payload (/proc/<pvmd>/io); with PVMAM_TRANSPORT=off the
- * opposite must hold.  Finally the master kills a task while streaming to
- * it and must get an error within PVMAM_TIMEOUT.
+ * opposite must hold.  Idle tasks blocked in pvm_recv must use no CPU.
+ * Finally the master kills a task with SIGKILL while streaming to it: it
+ * must get PvmNoTask within PVMAM_TIMEOUT and its pvm_notify message, and
+ * (shm) keep no descriptor or mapping of that link.
  */
+#include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <pvm3.h>
 #include "pvmam.h"
 
@@ -40,6 +45,63 @@ static long long pvmd_read(int pid)
     if (f)
         fclose(f);
     return v;
+}
+
+/* utime + stime of a process, in clock ticks (-1 if unknown) */
+static long long cpu_ticks(int pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    char *p = strrchr(buf, ')');   /* the name may hold spaces */
+    unsigned long long ut, st;
+    if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+        return -1;
+    return (long long)(ut + st);
+}
+
+static int task_pid(int tid)
+{
+    struct pvmtaskinfo *ti;
+    int nt = 0;
+    if (pvm_tasks(tid, &nt, &ti) < 0 || nt != 1)
+        return -1;
+    return ti[0].ti_pid;
+}
+
+/* Our descriptors whose target contains what, and mappings naming it. */
+static int count_fds(const char *what)
+{
+    int k = 0;
+    DIR *d = opendir("/proc/self/fd");
+    for (struct dirent *de; d && (de = readdir(d));) {
+        char path[300], to[256];
+        snprintf(path, sizeof path, "/proc/self/fd/%s", de->d_name);
+        ssize_t l = readlink(path, to, sizeof to - 1);
+        if (l > 0) {
+            to[l] = '\0';
+            k += strstr(to, what) != NULL;
+        }
+    }
+    if (d)
+        closedir(d);
+    return k;
+}
+
+static int count_maps(const char *what)
+{
+    char line[512];
+    int k = 0;
+    FILE *f = fopen("/proc/self/maps", "r");
+    while (f && fgets(line, sizeof line, f))
+        k += strstr(line, what) != NULL;
+    if (f)
+        fclose(f);
+    return k;
 }
 
 /* all-to-all: each pair exchanges a packed and a psend message */
@@ -158,10 +220,34 @@ int main(int argc, char **argv)
                   "daemon path: pvmd read %lld bytes, AM carried %lld", r1 - r0, am_bytes);
     }
 
-    /* kill the last task while streaming to it: an error, in bounded time */
+    /* idle tasks (blocked in pvm_recv, past the spin) use no CPU */
+    long long c0[16], c1[16];
+    int pids[16];
+    for (int i = 1; i < n; i++) {
+        pids[i] = task_pid(tids[i]);
+        c0[i] = cpu_ticks(pids[i]);
+    }
+    sleep(1);
+    long long hz = sysconf(_SC_CLK_TCK), most = 0;
+    for (int i = 1; i < n; i++) {
+        c1[i] = cpu_ticks(pids[i]);
+        if (c1[i] - c0[i] > most)
+            most = c1[i] - c0[i];
+        CHECK(c0[i] >= 0 && c1[i] >= 0 && (c1[i] - c0[i]) * 10 < hz,
+              "idle t%x (pid %d) used %lld of %lld ticks in 1 s", tids[i], pids[i],
+              c1[i] - c0[i], hz);
+    }
+    printf("idle tasks over 1 s: at most %lld of %lld CPU ticks\n", most, hz);
+
+    /* SIGKILL the last task while streaming to it: PvmNoTask in bounded
+     * time, and the pvm_notify message still comes */
     if (on) {
-        int victim = tids[n - 1];
-        pvm_kill(victim);
+        int victim = tids[n - 1], vpid = task_pid(victim);
+        int shm = !strcmp(pvmam_transport(), "shm");
+        pvm_notify(PvmTaskExit, 40, 1, &victim);
+        for (int i = 0; i < 20; i++)
+            pvm_psend(victim, 30, a, 65536, PVM_BYTE);
+        CHECK(vpid > 0 && kill(vpid, SIGKILL) == 0, "cannot kill t%x (pid %d)", victim, vpid);
         double k0 = now();
         int err = 0;
         while (now() - k0 < 20 && err >= 0)
@@ -171,7 +257,23 @@ int main(int argc, char **argv)
         double limit = 2 * (lim ? atof(lim) : 30000) / 1000 + 1;
         printf("send to a killed task: %d after %.2f s (limit %.1f s)\n", err, dt, limit);
         CHECK(err == PvmNoTask && dt < limit, "sends to a killed task: %d after %.2f s", err, dt);
+        int who = 0;
+        struct timeval tmo = { 10, 0 };
+        if (pvm_trecv(-1, 40, &tmo) > 0)
+            pvm_upkint(&who, 1, 1);
+        CHECK(who == victim, "no task-exit notification for t%x (got t%x)", victim, who);
         n--;
+        if (shm) {   /* the dead link's descriptors and segment are gone */
+            int live = n - 1, ok = 0;
+            for (double w0 = now(); now() - w0 < 10 && !ok;) {
+                struct timeval t10 = { 0, 10000 };
+                pvm_trecv(-1, 999, &t10);   /* the library's own work goes on meanwhile */
+                ok = count_fds("pidfd") == live && count_maps("memfd:pvmam-shm") == live;
+            }
+            printf("after the kill: %d pidfds, %d segments mapped, %d memfds open, %d live peers\n",
+                   count_fds("pidfd"), count_maps("memfd:pvmam-shm"), count_fds("memfd:"), live);
+            CHECK(ok && count_fds("memfd:") == 0, "the dead link left descriptors or mappings");
+        }
     }
     pvm_initsend(PvmDataDefault);
     pvm_mcast(tids + 1, n - 1, 3);

@@ -15,7 +15,7 @@ run() {   # transport wait
     env PVMAM_TRANSPORT=$1 $w timeout 150 "$P" MASTER "${CROWD_TASKS:-8}" "${CROWD_ROUNDS:-30}" ||
         { echo "FAIL: $1 ${2:-default}"; rc=1; }
 }
-for t in ${CROWD_TRANSPORTS:-off tcp udp}; do
+for t in ${CROWD_TRANSPORTS:-off tcp udp shm}; do
     run "$t" ""
 done
 for w in yield spin block idle adapt auto; do

@@ -30,9 +30,10 @@ tests_integration_ampath_am_LDFLAGS = -no-install
 # The whole integration suite (interop, badinput, examples, ampath) runs
 # once per PVMAM_TRANSPORT.
 TESTS += tests/integration/suite-off.sh tests/integration/suite-tcp.sh \
-	tests/integration/suite-udp.sh
+	tests/integration/suite-udp.sh tests/integration/suite-shm.sh
 EXTRA_DIST += tests/integration/suite.sh tests/integration/suite-off.sh \
 	tests/integration/suite-tcp.sh tests/integration/suite-udp.sh \
+	tests/integration/suite-shm.sh \
 	tests/integration/ampath.sh tests/integration/ampath.c
 
 # PVM over AM/udp with real loss (a network namespace and nftables).

@@ -3,8 +3,8 @@ check_PROGRAMS += tests/libam/test_am
 tests_libam_test_am_SOURCES = tests/libam/test_am.c
 tests_libam_test_am_CPPFLAGS = -I$(top_srcdir)/libam $(CHECK_CFLAGS)
 tests_libam_test_am_LDADD = libam.la $(CHECK_LIBS)
-TESTS += tests/libam/am-tcp.sh tests/libam/am-udp.sh
-EXTRA_DIST += tests/libam/am-tcp.sh tests/libam/am-udp.sh tests/libam/sum.h
+TESTS += tests/libam/am-tcp.sh tests/libam/am-udp.sh tests/libam/am-shm.sh
+EXTRA_DIST += tests/libam/am-tcp.sh tests/libam/am-udp.sh tests/libam/am-shm.sh tests/libam/sum.h
 
 # Real loss through nftables in network namespaces (skipped where impossible).
 check_PROGRAMS += tests/libam/amloss

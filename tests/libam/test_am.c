@@ -4,6 +4,7 @@
  * Two real processes (fork) talk over real sockets on this host.
  */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -13,15 +14,18 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <sys/socket.h>
 #include <sys/select.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include "am.h"
 #include "sum.h"
 
 static const char *transport;
-static int reliable;   /* tcp: nothing is lost, so no loss knob either */
+static int reliable;   /* tcp, shm: nothing is lost, so no loss knob either */
+static int shm;        /* addresses name a host and a process, not an IPv4 port */
 
 /* ---- handlers: same ids in both processes ------------------------------- */
 
@@ -109,18 +113,55 @@ static void on_pdata(const am_token_t *tok, void *data, size_t len)
     on_data(tok, join_buf, len + placed);
 }
 
+/* Echo: every request comes back whole as its reply, checked on return;
+ * with big AMs both ways, replies are sent while other copies wait. */
+static int h_echo, h_echoed;
+static uint32_t echoed, echo_errors;
+
+static void on_echo(const am_token_t *tok, void *data, size_t len)
+{
+    am_reply(tok, h_echoed, data, len);
+}
+
+static void on_echoed(const am_token_t *tok, void *data, size_t len)
+{
+    uint32_t w;
+    echoed++;
+    if (len < 8 || am_token_is_request(tok)) {
+        echo_errors++;
+        return;
+    }
+    memcpy(&w, (char *)data + 4, 4);
+    if (w != test_sum32((unsigned char *)data + 8, len - 8))
+        echo_errors++;
+}
+
 static void register_handlers(void)
 {
     am_global_shutdown();   /* nothing bound yet: a no-op */
     h_data = am_address_to_id(on_data);
     h_ack = am_address_to_id(on_ack);
     h_pdata = am_address_to_id(on_pdata);
+    h_echo = am_address_to_id(on_echo);
+    h_echoed = am_address_to_id(on_echoed);
     if (am_set_placer(h_pdata, placer, AM_PLACE_HEAD_MAX + 1) != AM_ERR_INVAL ||
         am_set_placer(999, placer, PLACE_HEAD) != AM_ERR_INVAL ||
         am_set_placer(h_pdata, placer, PLACE_HEAD) != AM_OK) {
         fprintf(stderr, "test_am: am_set_placer misbehaves\n");
         exit(EXIT_FAILURE);
     }
+}
+
+/* Open descriptors of this process: libam must leave none behind. */
+static int count_fds(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    for (struct dirent *de; d && (de = readdir(d));)
+        n += de->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n - 1;   /* the directory's own */
 }
 
 /* ---- a peer process ----------------------------------------------------- */
@@ -206,12 +247,20 @@ static am_interface_t *start_pair(struct peer *p, struct am_config cfg)
     ck_assert_int_eq(am_allocate_task(ifc, &ep), AM_OK);
     ck_assert_int_eq(am_connect_task(ifc, ep, addr), AM_OK);
     ck_assert_int_eq(am_insert_task(ifc, ep, 2), AM_OK);
-    /* the transport names the peer's host: the IPv4 of its address */
-    unsigned ip;
-    struct in_addr in;
-    ck_assert_int_eq(sscanf(strchr(addr, ':') + 1, "%8x", &ip), 1);
-    ck_assert_int_eq(inet_pton(AF_INET, am_hostname(ifc, 2), &in), 1);
-    ck_assert_uint_eq(ntohl(in.s_addr), ip);
+    if (shm) {
+        /* shm:HOST:pid:n, HOST being boot id and net namespace: ours */
+        const char *h = am_hostname(ifc, 2);
+        ck_assert_ptr_nonnull(h);
+        ck_assert(strncmp(addr + 4, h, strlen(h)) == 0 && addr[4 + strlen(h)] == ':');
+        ck_assert(strncmp(mine + 4, h, strlen(h)) == 0);
+    } else {
+        /* the transport names the peer's host: the IPv4 of its address */
+        unsigned ip;
+        struct in_addr in;
+        ck_assert_int_eq(sscanf(strchr(addr, ':') + 1, "%8x", &ip), 1);
+        ck_assert_int_eq(inet_pton(AF_INET, am_hostname(ifc, 2), &in), 1);
+        ck_assert_uint_eq(ntohl(in.s_addr), ip);
+    }
     ck_assert_str_eq(am_task_address(ifc, 2), addr);
     return ifc;
 }
@@ -323,6 +372,16 @@ START_TEST(basics)
     ck_assert_int_eq(am_allocate_task(ifc, &ep), AM_OK);
     ck_assert_int_eq(am_connect_task(ifc, ep, "garbage"), AM_ERR_BADADDR);
     ck_assert_int_eq(am_connect_task(ifc, ep, "udp-nope:zz"), AM_ERR_BADADDR);
+    if (shm) {   /* an address of another host (boot id or net namespace) */
+        char other[64];
+        snprintf(other, sizeof other, "%s", a);
+        other[4] = other[4] == '0' ? '1' : '0';
+        ck_assert_int_eq(am_connect_task(ifc, ep, other), AM_ERR_BADADDR);
+        snprintf(other, sizeof other, "%s", a);
+        char *p = strchr(other + 4, ':') + 1;   /* the net namespace */
+        *p = *p == '1' ? '2' : '1';
+        ck_assert_int_eq(am_connect_task(ifc, ep, other), AM_ERR_BADADDR);
+    }
     ck_assert_int_eq(am_request_ep(ifc, ep, h_data, "x", 1), AM_ERR_STATE);  /* not connected */
     ck_assert_int_eq(am_insert_task(ifc, ep, 7), AM_OK);
     ck_assert_int_eq(am_insert_task(ifc, ep, 7), AM_ERR_EXISTS);
@@ -348,6 +407,7 @@ END_TEST
 START_TEST(exchange_10000_in_order)
 {
     struct peer p;
+    int fds = count_fds();
     am_interface_t *ifc = start_pair(&p, small_cfg());
     stream(ifc, 10000, 7);
     uint64_t res[NRES];
@@ -356,6 +416,7 @@ START_TEST(exchange_10000_in_order)
     ck_assert_uint_eq(res[1], 0);   /* checksum errors */
     ck_assert_uint_eq(res[2], 10000);
     am_shutdown(ifc);
+    ck_assert_int_eq(count_fds(), fds);
 }
 END_TEST
 
@@ -381,9 +442,9 @@ START_TEST(exchange_with_loss_knob)
 }
 END_TEST
 
-/* Big requests whose handler has a placer: on tcp their bodies go straight
- * to the placer's buffer (every other one, as the placer chooses), on udp
- * the placer is never asked; either way every byte arrives, in order. */
+/* Big requests whose handler has a placer: on tcp and shm their bodies go
+ * straight to the placer's buffer (every other one, as the placer chooses),
+ * on udp the placer is never asked; either way every byte arrives, in order. */
 START_TEST(placement_delivers_everything)
 {
     struct peer p;
@@ -395,12 +456,57 @@ START_TEST(placement_delivers_everything)
     ck_assert_uint_eq(res[1], 0);
     ck_assert_uint_eq(res[2], 2000);
     ck_assert_uint_eq(res[6], bytes);   /* placed bytes are counted too */
-    if (!strcmp(transport, "tcp")) {
+    if (strcmp(transport, "udp")) {
         ck_assert_uint_gt(res[4], 100);            /* about half of the big ones */
         ck_assert_uint_gt(res[5], res[4]);         /* the placer said no to others */
     } else {
         ck_assert_uint_eq(res[5], 0);
     }
+    am_shutdown(ifc);
+}
+END_TEST
+
+START_TEST(echo_both_ways)
+{
+    struct peer p;
+    am_interface_t *ifc = start_pair(&p, small_cfg());
+    size_t max = am_max_payload(ifc);
+    unsigned char *buf = malloc(max);
+    ck_assert_ptr_nonnull(buf);
+    srand(17);
+    for (size_t j = 0; j < max; j++)
+        buf[j] = (unsigned char)rand();
+    echoed = echo_errors = 0;
+    const uint32_t n = 400;
+    for (uint32_t i = 0; i < n; i++) {
+        size_t len = 8 + (size_t)rand() % (max - 7);
+        uint32_t w[2] = { i, test_sum32(buf + 8, len - 8) };
+        memcpy(buf, w, 8);
+        int rc = am_request(ifc, 2, h_echo, buf, len);
+        ck_assert_msg(rc == AM_OK, "request %u: %s", i, am_strerror(rc));
+    }
+    for (int k = 0; k < 3000 && am_outstanding(ifc); k++)
+        am_wait(ifc, 10);
+    ck_assert_uint_eq(am_outstanding(ifc), 0);
+    ck_assert_uint_eq(echoed, n);
+    /* then ping-pong: the next request may arrive while the echo of the
+     * previous one still waits to be copied */
+    const uint32_t m = 3000;
+    for (uint32_t i = 0; i < m; i++) {
+        size_t len = 8 + (size_t)rand() % (max < 65536 ? max - 7 : 65536);
+        uint32_t w[2] = { n + i, test_sum32(buf + 8, len - 8) };
+        memcpy(buf, w, 8);
+        ck_assert_int_eq(am_request(ifc, 2, h_echo, buf, len), AM_OK);
+        for (int k = 0; k < 3000 && echoed < n + i + 1; k++)
+            am_wait(ifc, 10);
+    }
+    ck_assert_uint_eq(echoed, n + m);
+    ck_assert_uint_eq(echo_errors, 0);
+    uint64_t res[NRES];
+    stop_pair(&p, res);
+    ck_assert_uint_eq(res[0] + res[1], 0);
+    ck_assert_uint_eq(res[2], n + m);
+    free(buf);
     am_shutdown(ifc);
 }
 END_TEST
@@ -439,20 +545,102 @@ START_TEST(peer_death_reported)
 }
 END_TEST
 
+/* The peer is killed while largest requests stream to it (some in flight,
+ * some being copied): sends fail with AM_ERR_DEAD in bounded time, the
+ * dead handler runs once, and nothing of the link stays open. */
+START_TEST(peer_killed_mid_stream)
+{
+    struct peer p;
+    int fds = count_fds();
+    dead_calls = 0;
+    am_interface_t *ifc = start_pair(&p, small_cfg());
+    am_set_dead_handler(ifc, on_dead, NULL);
+    size_t max = am_max_payload(ifc);
+    char *big = calloc(1, max);
+    ck_assert_ptr_nonnull(big);
+    struct timespec t0, t1;
+    int rc = AM_OK, i;
+    for (i = 0; i < 100000 && rc == AM_OK; i++) {
+        if (i == 20) {
+            kill(p.pid, SIGKILL);
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+        }
+        rc = am_request(ifc, 2, h_data, big, i % 3 ? max : 100);
+        if (rc == AM_OK && i > 20)
+            rc = am_wait(ifc, 1) < 0 ? AM_ERR_DEAD : AM_OK;
+        if (am_task_dead(am_find_task(ifc, 2)))
+            rc = AM_ERR_DEAD;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+    ck_assert_int_gt(i, 20);
+    ck_assert_int_eq(rc, AM_ERR_DEAD);
+    ck_assert_msg(secs < 5.0, "death noticed after %.2f s", secs);
+    ck_assert_int_eq(dead_calls, 1);
+    ck_assert_int_eq(am_request(ifc, 2, h_data, big, max), AM_ERR_DEAD);
+    waitpid(p.pid, NULL, 0);
+    close(p.to[0]); close(p.to[1]); close(p.from[0]); close(p.from[1]);
+    am_shutdown(ifc);
+    free(big);
+    ck_assert_int_eq(count_fds(), fds);
+}
+END_TEST
+
+/* shm: junk through the listening socket (abstract "pvmam-" + address,
+ * libam/tr_shm.c): messages of every size, with and without descriptors. */
+static void shm_junk(const char *addr)
+{
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    int n = snprintf(sa.sun_path + 1, sizeof sa.sun_path - 1, "pvmam-%s", addr);
+    socklen_t sl = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+    unsigned char junk[300];
+    srand(5);
+    for (int k = 0; k < 30; k++) {
+        for (size_t j = 0; j < sizeof junk; j++)
+            junk[j] = (unsigned char)rand();
+        int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+        ck_assert_int_ge(fd, 0);
+        if (connect(fd, (struct sockaddr *)&sa, sl) == 0) {
+            int pfd[2] = { -1, -1 };
+            size_t len = (size_t)(k * 37 % 300) + 1;
+            if (k % 2 && pipe(pfd) == 0) {   /* descriptors that are no segment */
+                union { char b[CMSG_SPACE(sizeof(int) * 2)]; struct cmsghdr a; } u;
+                struct iovec v = { junk, len };
+                struct msghdr mh = { .msg_iov = &v, .msg_iovlen = 1, .msg_control = u.b,
+                                     .msg_controllen = sizeof u.b };
+                struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+                c->cmsg_level = SOL_SOCKET;
+                c->cmsg_type = SCM_RIGHTS;
+                c->cmsg_len = CMSG_LEN(sizeof(int) * 2);
+                memcpy(CMSG_DATA(c), pfd, sizeof pfd);
+                sendmsg(fd, &mh, MSG_NOSIGNAL);
+                close(pfd[0]);
+                close(pfd[1]);
+            } else {
+                send(fd, junk, len, MSG_NOSIGNAL);
+            }
+        }
+        close(fd);
+    }
+}
+
 /* Junk at the endpoint's address: it survives, counts it, keeps working. */
 START_TEST(garbage_survived)
 {
     struct peer p;
     am_interface_t *ifc = start_pair(&p, small_cfg());
-    unsigned ip, port;
+    unsigned ip = 0, port = 0;
     const char *a = am_task_address(ifc, AM_TID_SELF);
-    ck_assert_int_eq(sscanf(strchr(a, ':') + 1, "%x:%x", &ip, &port), 2);
+    if (shm)
+        shm_junk(a);
+    else
+        ck_assert_int_eq(sscanf(strchr(a, ':') + 1, "%x:%x", &ip, &port), 2);
     struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
                               .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
     unsigned char junk[300];
     srand(5);
     int udp = !strcmp(transport, "udp");
-    for (int k = 0; k < 50; k++) {
+    for (int k = 0; k < 50 && !shm; k++) {
         for (size_t j = 0; j < sizeof junk; j++)
             junk[j] = (unsigned char)rand();
         int fd = socket(AF_INET, udp ? SOCK_DGRAM : SOCK_STREAM, 0);
@@ -528,7 +716,8 @@ END_TEST
 int main(int argc, char **argv)
 {
     transport = argc > 1 ? argv[1] : "udp";
-    reliable = !strcmp(transport, "tcp");
+    reliable = !strcmp(transport, "tcp") || !strcmp(transport, "shm");
+    shm = !strcmp(transport, "shm");
     register_handlers();
     signal(SIGPIPE, SIG_IGN);
     Suite *s = suite_create(transport);
@@ -539,7 +728,13 @@ int main(int argc, char **argv)
     if (!reliable)
         tcase_add_test(tc, exchange_with_loss_knob);
     tcase_add_test(tc, placement_delivers_everything);
+    /* tcp: a handler's big reply that fills the socket reads the same
+     * connection again underneath the AM being handled (tr_tcp.c
+     * write_all -> read_ep); not run there until that is fixed */
+    if (strcmp(transport, "tcp"))
+        tcase_add_test(tc, echo_both_ways);
     tcase_add_test(tc, peer_death_reported);
+    tcase_add_test(tc, peer_killed_mid_stream);
     tcase_add_test(tc, garbage_survived);
     tcase_add_test(tc, wrong_secret_dropped);
     suite_add_tcase(s, tc);

@@ -1,0 +1,1293 @@
+/*
+ * tr_shm.c - the shared-memory transport, for peers on the same host
+ * (same kernel and same network namespace).  Reliable and ordered like
+ * tcp, so am_proto.c keeps no copies or timers.
+ *
+ * Each pair of endpoints shares one segment from memfd_create (no file, no
+ * /dev/shm entry) holding two single-producer/single-consumer byte rings,
+ * one per direction; head and tail sit on separate cache lines, and a
+ * receiver that polls makes no system call.  The connector makes the
+ * segment and passes it with its wake-up eventfd over an abstract AF_UNIX
+ * socket named "pvmam-" + the acceptor's address (abstract names are per
+ * network namespace and vanish with their socket); the peer must have our
+ * uid (SO_PEERCRED).  The acceptor answers with its own eventfd.  The
+ * socket then stays open only to say when the other side is gone; a pidfd
+ * says it too, for a peer whose socket a forked child still holds.
+ *
+ * Records in a ring are 8-byte aligned and contiguous (a PAD record skips
+ * the ring's end).  A small AM (header + payload, up to INLINE_MAX) is
+ * copied in and handled in place.  A bigger one is a descriptor of the
+ * sender's memory which the receiver copies with process_vm_readv straight
+ * to where it goes (a placer's buffer), once, while the sender waits for
+ * the ring's `done` count; where the kernel refuses that (ptrace rules,
+ * probed when the link opens; or LIBAM_SHM_NO_CMA set in the receiver's
+ * environment, a test knob), the payload follows in CHUNK records through
+ * the ring instead.  Everything read from the segment is the other
+ * process's word: copied before use and bounds-checked, and a ring that
+ * breaks the rules makes its peer dead.
+ *
+ * Sleeping: am_event_fd() marks every inbound ring "consumer sleeping" and
+ * looks at the rings again; a sender that publishes into a marked ring
+ * clears the mark and writes the receiver's eventfd.  The event fd is an
+ * epoll set of that eventfd, the listener, and each peer's socket and
+ * pidfd, so a blocked task also wakes when a peer dies.  am_poll clears
+ * the marks.  A sender waiting for room or for a copy marks its ring
+ * "producer waiting" the same way.
+ */
+#define _GNU_SOURCE   /* memfd_create, process_vm_readv, accept4 */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include "am_int.h"
+
+#define LINE 128   /* two 64-byte lines: the adjacent-line prefetcher fetches pairs */
+#define SEG_MAGIC 0x414d5348u   /* "AMSH" */
+#define SEG_VERSION 1
+#define RING_MIN ((uint64_t)64 << 10)
+#define RING_MAX ((uint64_t)64 << 20)
+/* Payloads up to this are copied through the ring; bigger ones go by
+ * descriptor, and those are the ones a placer may want (AM_PLACE_MIN). */
+#define INLINE_MAX (AM_PLACE_MIN + AM_PLACE_HEAD_MAX)
+#define HEAD_INL AM_PLACE_HEAD_MAX   /* payload bytes a BIG record carries itself */
+#define MAX_IOV 68
+#define WAIT_SPIN_US 30      /* a sender waiting for its peer spins this long, then sleeps */
+#define RX_BATCH 64          /* records per ring per poll: callers stay responsive */
+
+enum { REC_AM = 1, REC_BIG, REC_CHUNK, REC_PAD };
+enum { BIG_CMA = 1, BIG_STREAM };
+
+/* In shared memory: one direction. */
+struct ring {
+    _Alignas(LINE) uint64_t head;        /* producer: bytes published */
+    uint32_t prod_waiting;               /* producer sleeps until tail or done move */
+    _Alignas(LINE) uint64_t tail;        /* consumer: bytes it is done with */
+    uint64_t done;                       /* consumer: last BIG_CMA seq copied */
+    _Alignas(LINE) uint32_t cons_sleeping;   /* consumer may block: wake it */
+    uint32_t cma_ok;                     /* consumer can read the producer's memory */
+};
+
+struct seg {
+    uint32_t magic, version;
+    uint64_t ring_size;
+    _Alignas(LINE) struct ring ring[2];  /* [0] connector to acceptor, [1] back */
+};
+#define DATA_OFF ((sizeof(struct seg) + 4095) & ~(size_t)4095)
+
+struct rec { uint32_t kind, size; };     /* then size bytes, padded to 8 */
+
+struct big {                             /* after the AM header of a REC_BIG */
+    uint32_t mode, head_len;
+    uint64_t seq;                        /* BIG_CMA: `done` reaches it once copied */
+    uint32_t niov, pad;
+    unsigned char head[HEAD_INL];        /* the first head_len payload bytes */
+};                                       /* BIG_CMA: niov struct span follow */
+struct span { uint64_t base, len; };
+
+/* Over the socket: connector -> acceptor with [memfd, eventfd], and the
+ * answer with [eventfd].  probe_*: a word of the sender's memory, which the
+ * other side reads to learn whether it may (process_vm_readv). */
+struct hello {
+    uint32_t magic, version;
+    char addr[AMX_ADDRLEN];
+    uint64_t seg_size, ring_size;
+    uint64_t probe_addr, probe_val;
+};
+struct welcome {
+    uint32_t magic, version;
+    uint64_t probe_addr, probe_val;
+};
+
+static uint64_t probe_word = 0x70766d616d73686dull;
+
+#define LOAD_ACQ(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define STORE_REL(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
+#define STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
+#define FENCE() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+#define ALIGN8(x) (((uint64_t)(x) + 7) & ~(uint64_t)7)
+
+/* epoll data: these two, else an endpoint (its socket), +1 for its pidfd */
+#define EV_LISTEN 1u
+#define EV_WAKE 2u
+
+/* Connections accepted before their endpoint is: see tr_tcp.c. */
+#define MAX_PARKED 1024
+
+struct parked {
+    int fd, memfd, efd;
+    pid_t pid;
+    uint64_t since_us;
+    struct hello h;
+};
+
+struct shm {
+    int lfd, epfd, efd;
+    struct parked *park;
+    int npark, park_cap;
+    unsigned polls;
+    int armed;                   /* am_event_fd marked the rings: am_poll unmarks */
+    int no_cma;                  /* LIBAM_SHM_NO_CMA: never read peers' memory */
+    char host[AMX_ADDRLEN];      /* "<boot id>:<net namespace>" */
+};
+
+struct blob { struct blob *next; size_t len; char data[]; };
+
+struct shm_ep {
+    char host[AMX_ADDRLEN];
+    int fd, pidfd, peer_efd;
+    pid_t pid;
+    int connector, welcomed;
+    char *base;                  /* the segment, mapped */
+    size_t seg_size;
+    uint64_t R;                  /* ring size, a power of two */
+    struct ring *out, *in;
+    char *out_data, *in_data;
+    /* producer */
+    uint64_t head, tail_seen, big_seq;
+    int sending;                 /* in shm_send: nested sends are queued */
+    struct blob *outq, *outq_tail;
+    /* consumer */
+    uint64_t rpos;               /* next record; tail is published up to it */
+    int rx_depth;                /* read_ring on the stack (handlers may nest) */
+    int rx_busy;                 /* rx holds an AM being handled */
+    char *rx;
+    size_t rx_cap;
+    /* a BIG_STREAM payload still arriving in CHUNKs */
+    int landing, land_placed, land_discard;
+    size_t land_left, land_total;
+    char *land_dst, *land_buf;     /* land_buf: the rx buffer it fills, if not placed */
+    struct amx_hdr land_h;
+    unsigned char land_head[HEAD_INL];
+};
+
+static int run_events(am_interface_t *ifc);
+static int shm_recv(am_interface_t *ifc);
+
+/* ---- identity and addresses ------------------------------------------- */
+
+/* "<boot id, 32 hex>:<net namespace inode, hex>": what a host is here. */
+static int host_id(char *buf, size_t size)
+{
+    char b[64], hex[33];
+    int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, b, sizeof b - 1);
+    close(fd);
+    int k = 0;
+    for (ssize_t i = 0; i < n && k < 32; i++)
+        if ((b[i] >= '0' && b[i] <= '9') || (b[i] >= 'a' && b[i] <= 'f'))
+            hex[k++] = b[i];
+    hex[k] = '\0';
+    struct stat st;
+    if (k != 32 || stat("/proc/self/ns/net", &st) < 0)
+        return -1;
+    int l = snprintf(buf, size, "%s:%llx", hex, (unsigned long long)st.st_ino);
+    return l > 0 && (size_t)l < size ? 0 : -1;
+}
+
+static socklen_t abstract_name(const char *addr, struct sockaddr_un *sa)
+{
+    memset(sa, 0, sizeof *sa);
+    sa->sun_family = AF_UNIX;
+    int n = snprintf(sa->sun_path + 1, sizeof sa->sun_path - 1, "pvmam-%s", addr);
+    return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+}
+
+/* The peer's pid, if it runs under our uid; -1 otherwise. */
+static int peer_pid(int fd, pid_t *pid)
+{
+    struct ucred c;
+    socklen_t l = sizeof c;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &l) < 0 || c.uid != geteuid())
+        return -1;
+    *pid = c.pid;
+    return 0;
+}
+
+/* May we read pid's memory?  It told us where a known word is. */
+static int can_read(const struct shm *s, pid_t pid, uint64_t addr, uint64_t val)
+{
+    uint64_t got = 0;
+    struct iovec l = { &got, sizeof got }, r = { (void *)(uintptr_t)addr, sizeof got };
+    return !s->no_cma && pid > 0 &&
+           process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)sizeof got && got == val;
+}
+
+/* ---- the socket: descriptors passed with SCM_RIGHTS ----------------------- */
+
+static int send_fds(int fd, const void *buf, size_t len, const int *fds, int nfd)
+{
+    union { char b[CMSG_SPACE(sizeof(int) * 2)]; struct cmsghdr align; } u;
+    struct iovec v = { (void *)buf, len };
+    struct msghdr mh = { .msg_iov = &v, .msg_iovlen = 1, .msg_control = u.b,
+                         .msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)nfd) };
+    memset(u.b, 0, sizeof u.b);
+    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)nfd);
+    memcpy(CMSG_DATA(c), fds, sizeof(int) * (size_t)nfd);
+    return sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)len ? 0 : -1;
+}
+
+/* One message of exactly len bytes and nfd descriptors, waiting until
+ * deadline (0: not at all).  AM_ERR_TIMEOUT if nothing came, AM_ERR_DEAD
+ * for the end of the stream or anything else. */
+static int recv_fds(int fd, void *buf, size_t len, int *fds, int nfd, uint64_t deadline)
+{
+    for (;;) {
+        union { char b[CMSG_SPACE(sizeof(int) * 4)]; struct cmsghdr align; } u;
+        struct iovec v = { buf, len };
+        struct msghdr mh = { .msg_iov = &v, .msg_iovlen = 1, .msg_control = u.b,
+                             .msg_controllen = sizeof u.b };
+        ssize_t r = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+        if (r < 0 && (errno == EAGAIN || errno == EINTR)) {
+            uint64_t now = amx_now_us();
+            if (now >= deadline)
+                return AM_ERR_TIMEOUT;
+            struct pollfd p = { .fd = fd, .events = POLLIN };
+            poll(&p, 1, (int)((deadline - now) / 1000 + 1));
+            continue;
+        }
+        int got = 0, tmp[4];
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); r >= 0 && c; c = CMSG_NXTHDR(&mh, c)) {
+            if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+                continue;
+            size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+            for (size_t i = 0; i < k; i++) {
+                int x;
+                memcpy(&x, CMSG_DATA(c) + i * sizeof(int), sizeof x);
+                if (got < 4)
+                    tmp[got++] = x;
+                else
+                    close(x);
+            }
+        }
+        if (r != (ssize_t)len || got != nfd || (mh.msg_flags & (MSG_CTRUNC | MSG_TRUNC))) {
+            for (int i = 0; i < got; i++)
+                close(tmp[i]);
+            return AM_ERR_DEAD;
+        }
+        memcpy(fds, tmp, sizeof(int) * (size_t)nfd);
+        return AM_OK;
+    }
+}
+
+/* ---- interface ------------------------------------------------------------ */
+
+static int shm_init(am_interface_t *ifc)
+{
+    static unsigned counter;
+    struct shm *s = calloc(1, sizeof *s);
+    if (!s)
+        return AM_ERR_NOMEM;
+    int rc = AM_ERR_SYS;
+    s->lfd = s->epfd = s->efd = -1;
+    s->no_cma = getenv("LIBAM_SHM_NO_CMA") != NULL;
+    if (host_id(s->host, sizeof s->host) < 0)
+        goto fail;
+    if ((s->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0 ||
+        (s->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
+        (s->lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
+        goto fail;
+    for (int tries = 0;; tries++) {   /* our pid plus a counter: taken only by a twin */
+        int l = snprintf(ifc->self_addr, sizeof ifc->self_addr, "shm:%s:%x:%x", s->host,
+                         (unsigned)getpid(), counter++ & 0xffff);
+        if (l < 0 || (size_t)l >= sizeof ifc->self_addr)
+            goto fail;
+        struct sockaddr_un sa;
+        socklen_t sl = abstract_name(ifc->self_addr, &sa);
+        if (bind(s->lfd, (struct sockaddr *)&sa, sl) == 0)
+            break;
+        if (errno != EADDRINUSE || tries > 64)
+            goto fail;
+    }
+    struct epoll_event el = { .events = EPOLLIN, .data.u64 = EV_LISTEN };
+    struct epoll_event ew = { .events = EPOLLIN, .data.u64 = EV_WAKE };
+    if (listen(s->lfd, 128) < 0 || epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->lfd, &el) < 0 ||
+        epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->efd, &ew) < 0)
+        goto fail;
+    ifc->trd = s;
+    return AM_OK;
+fail:
+    if (s->lfd >= 0)
+        close(s->lfd);
+    if (s->epfd >= 0)
+        close(s->epfd);
+    if (s->efd >= 0)
+        close(s->efd);
+    free(s);
+    return rc;
+}
+
+static void close_parked(struct parked *pk)
+{
+    close(pk->fd);
+    close(pk->memfd);
+    close(pk->efd);
+}
+
+static void shm_shutdown(am_interface_t *ifc)
+{
+    struct shm *s = ifc->trd;
+    for (int i = 0; i < s->npark; i++)
+        close_parked(&s->park[i]);
+    free(s->park);
+    close(s->lfd);
+    close(s->epfd);
+    close(s->efd);
+    free(s);
+}
+
+/* ---- endpoints ------------------------------------------------------------ */
+
+static int shm_ep_new(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    (void)ifc;
+    struct shm_ep *e = calloc(1, sizeof *e);
+    if (!e)
+        return AM_ERR_NOMEM;
+    e->fd = e->pidfd = e->peer_efd = -1;
+    ep->tp = e;
+    return AM_OK;
+}
+
+/* "shm:<host>:<pid>:<n>", and the host must be ours. */
+static int shm_peer(am_interface_t *ifc, am_endpoint_t *ep, const char *name)
+{
+    struct shm *s = ifc->trd;
+    struct shm_ep *e = ep->tp;
+    size_t hl = strlen(s->host);
+    unsigned pid, n;
+    int used = 0;
+    if (strncmp(name, "shm:", 4) || strncmp(name + 4, s->host, hl) || name[4 + hl] != ':' ||
+        sscanf(name + 5 + hl, "%x:%x%n", &pid, &n, &used) != 2 || name[5 + hl + used])
+        return AM_ERR_BADADDR;
+    snprintf(e->host, sizeof e->host, "%s", s->host);
+    return AM_OK;
+}
+
+static void shm_host(const am_endpoint_t *ep, char *buf, size_t size)
+{
+    const struct shm_ep *e = ep->tp;
+    snprintf(buf, size, "%s", e->host);
+}
+
+/* Ring sizes that never fill with small AMs under the depth window:
+ * depth requests and depth replies each way, and room to wrap. */
+static uint64_t ring_size_for(unsigned depth)
+{
+    uint64_t need = (uint64_t)(2 * depth + 4) * ALIGN8(sizeof(struct rec) + AMX_HDR + INLINE_MAX);
+    uint64_t r = RING_MIN;
+    while (r < need)
+        r <<= 1;
+    return r;
+}
+
+/* Point ep at its rings: the connector produces ring 0. */
+static void use_segment(struct shm_ep *e, char *base, size_t size, uint64_t R, int connector)
+{
+    struct seg *g = (struct seg *)base;
+    e->base = base;
+    e->seg_size = size;
+    e->R = R;
+    e->connector = connector;
+    e->out = &g->ring[connector ? 0 : 1];
+    e->in = &g->ring[connector ? 1 : 0];
+    e->out_data = base + DATA_OFF + (connector ? 0 : R);
+    e->in_data = base + DATA_OFF + (connector ? R : 0);
+}
+
+/* Watch the peer's socket and pidfd (its end). */
+static int watch(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    struct shm *s = ifc->trd;
+    struct shm_ep *e = ep->tp;
+#ifdef SYS_pidfd_open
+    if (e->pid > 0)
+        e->pidfd = (int)syscall(SYS_pidfd_open, e->pid, 0);   /* -1: the socket still tells */
+#endif
+    struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP, .data.u64 = (uintptr_t)ep };
+    if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, e->fd, &ev) < 0)
+        return AM_ERR_SYS;
+    if (e->pidfd >= 0) {
+        fcntl(e->pidfd, F_SETFD, FD_CLOEXEC);
+        ev.events = EPOLLIN;
+        ev.data.u64 = (uintptr_t)ep + 1;
+        if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, e->pidfd, &ev) < 0)
+            return AM_ERR_SYS;
+    }
+    return AM_OK;
+}
+
+static int shm_connect(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    struct shm *s = ifc->trd;
+    struct shm_ep *e = ep->tp;
+    uint64_t deadline = amx_now_us() + (uint64_t)ifc->cfg.connect_timeout_ms * 1000u;
+    uint64_t R = ring_size_for(ifc->cfg.depth);
+    size_t size = DATA_OFF + 2 * R;
+    int memfd = -1, fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    char *base = MAP_FAILED;
+    if (fd < 0)
+        return AM_ERR_SYS;
+    struct sockaddr_un sa;
+    socklen_t sl = abstract_name(ep->name, &sa);
+    while (connect(fd, (struct sockaddr *)&sa, sl) < 0) {
+        if (errno == EINTR)
+            continue;
+        if (errno != EAGAIN || amx_now_us() >= deadline)   /* EAGAIN: its backlog is full */
+            goto fail;
+        usleep(1000);
+    }
+    if (peer_pid(fd, &e->pid) < 0)
+        goto fail;
+    if ((memfd = memfd_create("pvmam-shm", MFD_CLOEXEC)) < 0 || ftruncate(memfd, (off_t)size) < 0)
+        goto fail;
+    base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+    if (base == MAP_FAILED)
+        goto fail;
+    struct seg *g = (struct seg *)base;
+    g->magic = SEG_MAGIC;
+    g->version = SEG_VERSION;
+    g->ring_size = R;
+    struct hello h = { .magic = SEG_MAGIC, .version = SEG_VERSION, .seg_size = size,
+                       .ring_size = R, .probe_addr = (uintptr_t)&probe_word,
+                       .probe_val = probe_word };
+    snprintf(h.addr, sizeof h.addr, "%s", ifc->self_addr);
+    int fds[2] = { memfd, s->efd };
+    if (send_fds(fd, &h, sizeof h, fds, 2) < 0)
+        goto fail;
+    close(memfd);   /* the acceptor has its own; the mapping keeps ours */
+    memfd = -1;
+    use_segment(e, base, size, R, 1);
+    e->fd = fd;
+    if (watch(ifc, ep) < 0)
+        return AM_ERR_SYS;   /* ep_free closes the rest */
+    return AM_OK;
+fail:
+    if (base != MAP_FAILED)
+        munmap(base, size);
+    if (memfd >= 0)
+        close(memfd);
+    close(fd);
+    return AM_ERR_DEAD;
+}
+
+/* Connector: the acceptor's answer (its eventfd), waiting until deadline. */
+static int take_welcome(am_interface_t *ifc, am_endpoint_t *ep, uint64_t deadline)
+{
+    struct shm_ep *e = ep->tp;
+    struct welcome w;
+    int efd;
+    if (e->welcomed)
+        return AM_OK;
+    int rc = recv_fds(e->fd, &w, sizeof w, &efd, 1, deadline);
+    if (rc < 0)
+        return rc;
+    if (w.magic != SEG_MAGIC || w.version != SEG_VERSION) {
+        close(efd);
+        return AM_ERR_DEAD;
+    }
+    e->peer_efd = efd;
+    e->welcomed = 1;
+    if (can_read(ifc->trd, e->pid, w.probe_addr, w.probe_val))
+        STORE(&e->in->cma_ok, 1);
+    return AM_OK;
+}
+
+static void expire_parked(am_interface_t *ifc, struct shm *s)
+{
+    uint64_t now = amx_now_us(), limit = (uint64_t)ifc->cfg.connect_timeout_ms * 1000u;
+    for (int i = 0; i < s->npark;) {
+        if (now - s->park[i].since_us > limit) {
+            close_parked(&s->park[i]);
+            s->park[i] = s->park[--s->npark];
+            ifc->st.drops++;
+        } else {
+            i++;
+        }
+    }
+}
+
+/* Accept one pending connection and park it under the name its hello says. */
+static void accept_one(am_interface_t *ifc)
+{
+    struct shm *s = ifc->trd;
+    struct parked pk;
+    int fds[2];
+    pk.fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (pk.fd < 0)
+        return;
+    if (peer_pid(pk.fd, &pk.pid) < 0 ||
+        recv_fds(pk.fd, &pk.h, sizeof pk.h, fds, 2, amx_now_us() + 1000000u) < 0) {
+        ifc->st.drops++;   /* another user, garbage, or a stranger that says nothing */
+        close(pk.fd);
+        return;
+    }
+    pk.memfd = fds[0];
+    pk.efd = fds[1];
+    pk.since_us = amx_now_us();
+    if (pk.h.magic != SEG_MAGIC || pk.h.version != SEG_VERSION ||
+        !memchr(pk.h.addr, '\0', sizeof pk.h.addr) ||
+        (s->npark == s->park_cap && s->park_cap >= MAX_PARKED)) {
+        ifc->st.drops++;
+        close_parked(&pk);
+        return;
+    }
+    if (s->npark == s->park_cap) {
+        int cap = s->park_cap ? s->park_cap * 2 : 16;
+        struct parked *np = realloc(s->park, sizeof *np * (size_t)cap);
+        if (!np) {
+            close_parked(&pk);
+            return;
+        }
+        s->park = np;
+        s->park_cap = cap;
+    }
+    s->park[s->npark++] = pk;
+}
+
+/* Map the connector's segment after checking every size it claims. */
+static int attach_parked(am_interface_t *ifc, am_endpoint_t *ep, struct parked *pk)
+{
+    struct shm *s = ifc->trd;
+    struct shm_ep *e = ep->tp;
+    uint64_t R = pk->h.ring_size;
+    struct stat st;
+    if (R < RING_MIN || R > RING_MAX || (R & (R - 1)) || pk->h.seg_size != DATA_OFF + 2 * R ||
+        fstat(pk->memfd, &st) < 0 || (uint64_t)st.st_size != pk->h.seg_size)
+        return AM_ERR_DEAD;
+    char *base = mmap(NULL, pk->h.seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, pk->memfd, 0);
+    if (base == MAP_FAILED)
+        return AM_ERR_SYS;
+    struct seg *g = (struct seg *)base;
+    if (LOAD_ACQ(&g->magic) != SEG_MAGIC || LOAD_ACQ(&g->version) != SEG_VERSION ||
+        LOAD_ACQ(&g->ring_size) != R) {
+        munmap(base, pk->h.seg_size);
+        return AM_ERR_DEAD;
+    }
+    use_segment(e, base, pk->h.seg_size, R, 0);
+    close(pk->memfd);
+    e->fd = pk->fd;
+    e->peer_efd = pk->efd;
+    e->pid = pk->pid;
+    e->welcomed = 1;
+    pk->fd = pk->memfd = pk->efd = -1;
+    if (can_read(s, e->pid, pk->h.probe_addr, pk->h.probe_val))
+        STORE(&e->in->cma_ok, 1);
+    struct welcome w = { .magic = SEG_MAGIC, .version = SEG_VERSION,
+                         .probe_addr = (uintptr_t)&probe_word, .probe_val = probe_word };
+    if (send_fds(e->fd, &w, sizeof w, &s->efd, 1) < 0)
+        return AM_ERR_DEAD;
+    return watch(ifc, ep);
+}
+
+static int shm_accept(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    struct shm *s = ifc->trd;
+    uint64_t deadline = amx_now_us() + (uint64_t)ifc->cfg.connect_timeout_ms * 1000u;
+    for (;;) {
+        for (int i = 0; i < s->npark; i++) {
+            if (!strcmp(s->park[i].h.addr, ep->name)) {
+                struct parked pk = s->park[i];
+                s->park[i] = s->park[--s->npark];
+                int rc = attach_parked(ifc, ep, &pk);
+                if (pk.fd >= 0)
+                    close_parked(&pk);
+                return rc;
+            }
+        }
+        uint64_t now = amx_now_us();
+        if (now >= deadline)
+            return AM_ERR_TIMEOUT;
+        struct pollfd p = { .fd = s->lfd, .events = POLLIN };
+        if (poll(&p, 1, (int)((deadline - now) / 1000 + 1)) > 0)
+            accept_one(ifc);
+    }
+}
+
+static void free_outq(struct shm_ep *e)
+{
+    while (e->outq) {
+        struct blob *b = e->outq;
+        e->outq = b->next;
+        free(b);
+    }
+    e->outq_tail = NULL;
+}
+
+static void shm_close_ep(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    struct shm *s = ifc->trd;
+    struct shm_ep *e = ep->tp;
+    if (e->landing && e->land_buf && e->land_buf != e->rx)
+        free(e->land_buf);   /* a payload under way is abandoned */
+    e->landing = 0;
+    e->land_dst = e->land_buf = NULL;
+    if (e->fd >= 0) {
+        epoll_ctl(s->epfd, EPOLL_CTL_DEL, e->fd, NULL);
+        close(e->fd);
+        e->fd = -1;
+    }
+    if (e->pidfd >= 0) {
+        epoll_ctl(s->epfd, EPOLL_CTL_DEL, e->pidfd, NULL);
+        close(e->pidfd);
+        e->pidfd = -1;
+    }
+    if (e->peer_efd >= 0) {
+        close(e->peer_efd);
+        e->peer_efd = -1;
+    }
+}
+
+/* The mapping stays until here: a handler may still be reading from it. */
+static void shm_ep_free(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    struct shm_ep *e = ep->tp;
+    shm_close_ep(ifc, ep);
+    if (e->base)
+        munmap(e->base, e->seg_size);
+    free_outq(e);
+    free(e->rx);
+    free(e);
+    ep->tp = NULL;
+}
+
+/* ---- waking --------------------------------------------------------------- */
+
+static void wake(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    struct shm_ep *e = ep->tp;
+    if (e->peer_efd < 0 && e->connector && !e->welcomed && e->fd >= 0 &&
+        take_welcome(ifc, ep, amx_now_us() + (uint64_t)ifc->cfg.connect_timeout_ms * 1000u) < 0) {
+        /* it marked the ring after accepting, so its answer must be here */
+        amx_declare_dead(ifc, ep);
+        return;
+    }
+    uint64_t one = 1;
+    if (e->peer_efd >= 0 && write(e->peer_efd, &one, sizeof one) < 0 && errno != EAGAIN)
+        amx_declare_dead(ifc, ep);
+}
+
+/* The consumer moved tail or done: wake a producer that sleeps on it. */
+static void consumed(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    struct shm_ep *e = ep->tp;
+    FENCE();
+    if (LOAD_ACQ(&e->in->prod_waiting) && __atomic_exchange_n(&e->in->prod_waiting, 0,
+                                                              __ATOMIC_ACQ_REL))
+        wake(ifc, ep);
+}
+
+/* ---- receiving ------------------------------------------------------------ */
+
+static int corrupt(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    ep->st.drops++;   /* a broken ring cannot be resynchronised */
+    ifc->st.drops++;
+    amx_declare_dead(ifc, ep);
+    return 0;
+}
+
+/* A buffer for an AM of len bytes that no placer took: rx, unless an outer
+ * handler is still reading rx (then a fresh one, freed after). */
+static char *rx_buf(struct shm_ep *e, size_t len)
+{
+    if (e->rx_busy)
+        return malloc(len ? len : 1);
+    if (e->rx_cap < len) {
+        char *b = realloc(e->rx, len);
+        if (!b)
+            return NULL;
+        e->rx = b;
+        e->rx_cap = len;
+    }
+    return e->rx;
+}
+
+static int deliver_big(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h,
+                       char *buf, int placed, size_t hl, unsigned char *head)
+{
+    struct shm_ep *e = ep->tp;
+    if (placed) {
+        struct amx_hdr hh = *h;
+        hh.len = (uint32_t)hl;
+        return amx_input_placed(ifc, ep, &hh, (char *)head, h->len - hl);
+    }
+    int own = buf == e->rx;
+    e->rx_busy += own;
+    int n = amx_input(ifc, ep, h, buf);
+    e->rx_busy -= own;
+    if (!own)
+        free(buf);
+    return n;
+}
+
+/* Where a big AM's payload goes: a placer's buffer (*placed, *hl set;
+ * the head's bytes past hl already copied there) or an rx buffer holding
+ * the head.  Returns where the rest (after the head) goes, or NULL. */
+static char *big_dest(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h,
+                      const struct big *b, char **buf, int *placed, size_t *hl)
+{
+    size_t l;
+    am_place_fn place = amx_placer(h->handler, &l);
+    *placed = 0;
+    *hl = 0;
+    if (place && h->len >= l + AM_PLACE_MIN && b->head_len >= l && amx_deliverable(ifc, ep, h)) {
+        am_token_t tok = { .ifc = ifc, .ep = ep, .inst = h->inst, .seq = h->seq };
+        char *d = place(&tok, b->head, l, h->len);
+        if (d) {
+            memcpy(d, b->head + l, b->head_len - l);
+            *placed = 1;
+            *hl = l;
+            *buf = NULL;
+            return d + (b->head_len - l);
+        }
+    }
+    if (!(*buf = rx_buf(ep->tp, h->len)))
+        return NULL;
+    memcpy(*buf, b->head, b->head_len);
+    return *buf + b->head_len;
+}
+
+/* Copy len bytes of the peer's memory (spans) to dst. */
+static int cma_read(pid_t pid, char *dst, size_t len, struct span *sp, unsigned n)
+{
+    struct iovec r[MAX_IOV];
+    for (unsigned i = 0; i < n; i++)
+        r[i] = (struct iovec){ (void *)(uintptr_t)sp[i].base, (size_t)sp[i].len };
+    unsigned first = 0;
+    while (len > 0) {
+        struct iovec l = { dst, len };
+        ssize_t got = process_vm_readv(pid, &l, 1, r + first, n - first, 0);
+        if (got <= 0)
+            return -1;
+        dst += got;
+        len -= (size_t)got;
+        while (got > 0 && first < n) {   /* a partial copy: go on after it */
+            size_t k = (size_t)got < r[first].iov_len ? (size_t)got : r[first].iov_len;
+            r[first].iov_base = (char *)r[first].iov_base + k;
+            r[first].iov_len -= k;
+            got -= (ssize_t)k;
+            if (!r[first].iov_len)
+                first++;
+        }
+    }
+    return 0;
+}
+
+static int parse_am(am_interface_t *ifc, const char *body, struct amx_hdr *h)
+{
+    return amx_parse(body, AMX_HDR, h) < 0 || h->type == AMX_HELLO ||
+           h->len > ifc->cfg.max_payload ? -1 : 0;
+}
+
+static int on_am(am_interface_t *ifc, am_endpoint_t *ep, char *body, uint32_t size)
+{
+    struct amx_hdr h;
+    if (size < AMX_HDR || parse_am(ifc, body, &h) < 0 || h.len != size - AMX_HDR)
+        return corrupt(ifc, ep);
+    ifc->rx_read += size;
+    return amx_input(ifc, ep, &h, body + AMX_HDR);
+}
+
+static int on_big(am_interface_t *ifc, am_endpoint_t *ep, const char *body, uint32_t size)
+{
+    struct shm_ep *e = ep->tp;
+    struct shm *s = ifc->trd;
+    struct amx_hdr h;
+    struct big b;
+    struct span sp[MAX_IOV];
+    if (size < AMX_HDR + sizeof b || parse_am(ifc, body, &h) < 0)
+        return corrupt(ifc, ep);
+    memcpy(&b, body + AMX_HDR, sizeof b);
+    if (b.head_len > HEAD_INL || b.head_len > h.len)
+        return corrupt(ifc, ep);
+    size_t rest = h.len - b.head_len, sum = 0;
+    if (b.mode == BIG_CMA) {
+        if (s->no_cma || !LOAD_ACQ(&e->in->cma_ok) || b.niov > MAX_IOV ||
+            size != AMX_HDR + sizeof b + b.niov * sizeof *sp)
+            return corrupt(ifc, ep);
+        memcpy(sp, body + AMX_HDR + sizeof b, b.niov * sizeof *sp);
+        for (unsigned i = 0; i < b.niov; i++) {
+            if (sp[i].len > rest - sum)
+                return corrupt(ifc, ep);
+            sum += sp[i].len;
+        }
+        if (sum != rest)
+            return corrupt(ifc, ep);
+    } else if (b.mode != BIG_STREAM || size != AMX_HDR + sizeof b) {
+        return corrupt(ifc, ep);
+    }
+    char *buf;
+    int placed;
+    size_t hl;
+    char *dst = big_dest(ifc, ep, &h, &b, &buf, &placed, &hl);
+    if (!dst)
+        return corrupt(ifc, ep);   /* no memory: cannot take it, cannot skip it */
+    if (b.mode == BIG_CMA) {
+        int bad = cma_read(e->pid, dst, rest, sp, b.niov);
+        STORE_REL(&e->in->done, b.seq);   /* its memory is the sender's again */
+        consumed(ifc, ep);
+        if (bad) {
+            if (buf && buf != e->rx)
+                free(buf);
+            return corrupt(ifc, ep);   /* gone, or it described memory it has not */
+        }
+        ifc->rx_read += AMX_HDR + h.len;
+        return deliver_big(ifc, ep, &h, buf, placed, hl, b.head);
+    }
+    e->landing = 1;
+    e->land_h = h;
+    e->land_placed = placed;
+    e->land_discard = 0;
+    e->land_total = hl;   /* the head length, while landing */
+    memcpy(e->land_head, b.head, b.head_len);
+    e->land_dst = dst;
+    e->land_buf = buf;
+    e->land_left = rest;
+    ifc->rx_read += AMX_HDR + b.head_len;
+    e->rx_busy += buf == e->rx;   /* rx is ours until delivered */
+    return 0;
+}
+
+static int on_chunk(am_interface_t *ifc, am_endpoint_t *ep, const char *body, uint32_t size)
+{
+    struct shm_ep *e = ep->tp;
+    if (!e->landing || size > e->land_left || !size)
+        return corrupt(ifc, ep);
+    if (!e->land_discard)
+        memcpy(e->land_dst, body, size);
+    e->land_dst += size;
+    e->land_left -= size;
+    ifc->rx_read += size;
+    if (e->land_left)
+        return 0;
+    struct amx_hdr h = e->land_h;
+    unsigned char head[HEAD_INL];
+    memcpy(head, e->land_head, sizeof head);
+    int placed = e->land_placed;
+    size_t hl = e->land_total;
+    char *buf = e->land_buf;
+    e->landing = 0;
+    e->land_dst = e->land_buf = NULL;
+    if (buf && buf == e->rx)
+        e->rx_busy--;
+    return deliver_big(ifc, ep, &h, buf, placed, hl, head);
+}
+
+/* Handle what the peer published, up to RX_BATCH records; the space goes
+ * back (tail) when no handler of this ring is still running. */
+static int read_ring(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    struct shm_ep *e = ep->tp;
+    uint64_t head = LOAD_ACQ(&e->in->head);
+    if (head == e->rpos)
+        return 0;
+    if (head - e->rpos > e->R)
+        return corrupt(ifc, ep);
+    int handled = 0;
+    e->rx_depth++;
+    for (int k = 0; k < RX_BATCH && !ep->dead; k++) {
+        if (k) {   /* a handler's nested poll may have read on: look again */
+            head = LOAD_ACQ(&e->in->head);
+            if (head - e->rpos > e->R) {
+                corrupt(ifc, ep);
+                break;
+            }
+        }
+        if (head == e->rpos)
+            break;
+        uint64_t off = e->rpos & (e->R - 1);
+        struct rec r;
+        memcpy(&r, e->in_data + off, sizeof r);
+        uint64_t adv = sizeof r + ALIGN8(r.size);
+        if (r.size > e->R - off - sizeof r || adv > head - e->rpos) {
+            corrupt(ifc, ep);
+            break;
+        }
+        char *body = e->in_data + off + sizeof r;
+        e->rpos += adv;   /* before the handler: a nested poll goes on from here */
+        if (e->landing && r.kind != REC_CHUNK && r.kind != REC_PAD) {
+            corrupt(ifc, ep);
+            break;
+        }
+        switch (r.kind) {
+        case REC_PAD: break;
+        case REC_AM: handled += on_am(ifc, ep, body, r.size); break;
+        case REC_BIG: handled += on_big(ifc, ep, body, r.size); break;
+        case REC_CHUNK: handled += on_chunk(ifc, ep, body, r.size); break;
+        default: corrupt(ifc, ep); break;
+        }
+    }
+    if (--e->rx_depth == 0 && e->base) {
+        STORE_REL(&e->in->tail, e->rpos);
+        if (!ep->dead)
+            consumed(ifc, ep);
+    }
+    return handled;
+}
+
+/* The peer's socket or pidfd spoke: before its answer (connector) that is
+ * the answer; otherwise it is gone.  What it sent before counts. */
+static int peer_event(am_interface_t *ifc, am_endpoint_t *ep, int pidfd)
+{
+    struct shm_ep *e = ep->tp;
+    if (ep->dead)
+        return 0;
+    if (!pidfd && !e->welcomed) {
+        int rc = take_welcome(ifc, ep, 0);
+        if (rc != AM_ERR_DEAD)
+            return 0;
+    }
+    int handled = 0;
+    for (int i = 0; i < 1024 && !ep->dead && LOAD_ACQ(&e->in->head) != e->rpos; i++)
+        handled += read_ring(ifc, ep);
+    amx_declare_dead(ifc, ep);
+    return handled;
+}
+
+/* The epoll set without waiting: the listener, our eventfd, peers. */
+static int run_events(am_interface_t *ifc)
+{
+    struct shm *s = ifc->trd;
+    struct epoll_event evs[32];
+    int handled = 0;
+    if (s->npark)
+        expire_parked(ifc, s);
+    int n = epoll_wait(s->epfd, evs, 32, 0);
+    for (int i = 0; i < n; i++) {
+        uint64_t d = evs[i].data.u64;
+        if (d == EV_LISTEN) {
+            accept_one(ifc);
+        } else if (d == EV_WAKE) {
+            uint64_t v;
+            if (read(s->efd, &v, sizeof v) < 0 && errno != EAGAIN)
+                continue;
+        } else {
+            am_endpoint_t *ep = (am_endpoint_t *)(uintptr_t)(d & ~(uint64_t)1);
+            handled += peer_event(ifc, ep, (int)(d & 1));
+        }
+    }
+    return handled;
+}
+
+static void mark_sleeping(am_interface_t *ifc, uint32_t v)
+{
+    for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next) {
+        struct shm_ep *e = ep->tp;
+        if (e->base && !ep->dead)
+            STORE(&e->in->cons_sleeping, v);
+    }
+}
+
+static int shm_recv(am_interface_t *ifc)
+{
+    struct shm *s = ifc->trd;
+    int handled = 0;
+    s->polls++;
+    if (s->armed) {   /* back from (maybe) sleeping: unmark, and see why we woke */
+        s->armed = 0;
+        mark_sleeping(ifc, 0);
+        handled += run_events(ifc);
+    } else if (!(s->polls % 256)) {   /* new connections, dead peers: now and then */
+        handled += run_events(ifc);
+    }
+    int k = 0;
+    for (am_endpoint_t *ep = ifc->eps; ep && k < 4096; ep = ep->next, k++) {
+        struct shm_ep *e = ep->tp;
+        if (!e->base || ep->dead)
+            continue;
+        if (!e->welcomed && !(s->polls % 16) && e->fd >= 0 &&
+            take_welcome(ifc, ep, 0) == AM_ERR_DEAD) {
+            handled += peer_event(ifc, ep, 1);
+            continue;
+        }
+        handled += read_ring(ifc, ep);
+    }
+    return handled;
+}
+
+/* The caller is about to block on the epoll set: mark every inbound ring,
+ * then look again, so a record published meanwhile is not slept through. */
+static int shm_event_fd(const am_interface_t *cifc)
+{
+    am_interface_t *ifc = (am_interface_t *)cifc;
+    struct shm *s = ifc->trd;
+    s->armed = 1;
+    mark_sleeping(ifc, 1);
+    FENCE();
+    for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next) {
+        struct shm_ep *e = ep->tp;
+        if (e->base && !ep->dead && LOAD_ACQ(&e->in->head) != e->rpos) {
+            uint64_t one = 1;
+            if (write(s->efd, &one, sizeof one) < 0) {
+                /* the counter is full: it is readable anyway */
+            }
+            break;
+        }
+    }
+    return s->epfd;
+}
+
+/* ---- sending -------------------------------------------------------------- */
+
+enum { W_SPACE, W_DONE };
+
+/* Has the peer made room for `need` bytes, or copied BIG `need`?
+ * -1: its tail makes no sense. */
+static int ready(struct shm_ep *e, int what, uint64_t need)
+{
+    if (what == W_DONE)
+        return (int64_t)(LOAD_ACQ(&e->out->done) - need) >= 0;
+    uint64_t t = LOAD_ACQ(&e->out->tail);
+    if (e->head - t > e->R)
+        return -1;
+    e->tail_seen = t;
+    return e->R - (e->head - t) >= need;
+}
+
+/* Wait for ready(), handling our own input meanwhile (two tasks sending
+ * big AMs to each other must not wait for each other); spin briefly, then
+ * sleep on the epoll set with the ring marked, so the peer's consumer
+ * wakes us; a peer that dies wakes us too. */
+static int wait_out(am_interface_t *ifc, am_endpoint_t *ep, int what, uint64_t need)
+{
+    struct shm *s = ifc->trd;
+    struct shm_ep *e = ep->tp;
+    uint64_t spin_end = 0;
+    for (;;) {
+        int r = ep->dead ? 0 : ready(e, what, need);
+        if (r < 0) {
+            corrupt(ifc, ep);
+            return AM_ERR_DEAD;
+        }
+        if (ep->dead)
+            return AM_ERR_DEAD;
+        if (r)
+            return AM_OK;
+        shm_recv(ifc);
+        uint64_t now = amx_now_us();
+        if (!spin_end)
+            spin_end = now + WAIT_SPIN_US;
+        if (now < spin_end || ep->dead)
+            continue;
+        STORE(&e->out->prod_waiting, 1);
+        FENCE();
+        if (ready(e, what, need) == 0) {
+            shm_event_fd(ifc);
+            struct pollfd p = { .fd = s->epfd, .events = POLLIN };
+            poll(&p, 1, 100);
+        }
+        STORE(&e->out->prod_waiting, 0);
+        spin_end = 0;
+    }
+}
+
+/* Room for a record with `size` body bytes, contiguous (a PAD fills the
+ * end of the ring if needed).  Returns where its header goes, or NULL. */
+static char *reserve(am_interface_t *ifc, am_endpoint_t *ep, uint64_t size)
+{
+    struct shm_ep *e = ep->tp;
+    uint64_t need = sizeof(struct rec) + ALIGN8(size);
+    uint64_t off = e->head & (e->R - 1), pad = e->R - off < need ? e->R - off : 0;
+    if (e->R - (e->head - e->tail_seen) < pad + need &&
+        wait_out(ifc, ep, W_SPACE, pad + need) < 0)
+        return NULL;
+    if (pad) {
+        struct rec r = { REC_PAD, (uint32_t)(pad - sizeof r) };
+        memcpy(e->out_data + off, &r, sizeof r);
+        e->head += pad;
+        off = 0;
+    }
+    return e->out_data + off;
+}
+
+/* Publish the record at at; wake the peer if it sleeps. */
+static void commit(am_interface_t *ifc, am_endpoint_t *ep, char *at, uint32_t kind, uint64_t size)
+{
+    struct shm_ep *e = ep->tp;
+    struct rec r = { kind, (uint32_t)size };
+    memcpy(at, &r, sizeof r);
+    e->head += sizeof r + ALIGN8(size);
+    STORE_REL(&e->out->head, e->head);
+    FENCE();
+    if (LOAD_ACQ(&e->out->cons_sleeping) &&
+        __atomic_exchange_n(&e->out->cons_sleeping, 0, __ATOMIC_ACQ_REL))
+        wake(ifc, ep);
+}
+
+/* Copy len bytes starting at byte `from` of the iovecs to dst. */
+static void gather(char *dst, const struct iovec *iov, int n, size_t from, size_t len)
+{
+    for (int i = 0; i < n && len; i++) {
+        size_t l = iov[i].iov_len;
+        if (from >= l) {
+            from -= l;
+            continue;
+        }
+        size_t k = l - from < len ? l - from : len;
+        memcpy(dst, (char *)iov[i].iov_base + from, k);
+        dst += k;
+        len -= k;
+        from = 0;
+    }
+}
+
+/* The spans of the iovecs from byte `from` on. */
+static unsigned spans_from(struct span *sp, const struct iovec *iov, int n, size_t from)
+{
+    unsigned k = 0;
+    for (int i = 0; i < n && k < MAX_IOV; i++) {
+        size_t l = iov[i].iov_len;
+        if (from >= l) {
+            from -= l;
+            continue;
+        }
+        sp[k++] = (struct span){ (uintptr_t)iov[i].iov_base + from, l - from };
+        from = 0;
+    }
+    return k;
+}
+
+static int send_big(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *iov, int n,
+                    size_t total)
+{
+    struct shm_ep *e = ep->tp;
+    struct big b;
+    struct span sp[MAX_IOV];
+    char hdr[AMX_HDR];
+    size_t len = total - AMX_HDR;
+    memset(&b, 0, sizeof b);
+    gather(hdr, iov, n, 0, AMX_HDR);
+    b.head_len = len < HEAD_INL ? (uint32_t)len : HEAD_INL;
+    gather((char *)b.head, iov, n, AMX_HDR, b.head_len);
+    size_t from = AMX_HDR + b.head_len;
+    int cma = LOAD_ACQ(&e->out->cma_ok) != 0;
+    b.mode = cma ? BIG_CMA : BIG_STREAM;
+    b.niov = cma ? spans_from(sp, iov, n, from) : 0;
+    if (b.niov > 65)
+        return AM_ERR_INVAL;
+    b.seq = cma ? e->big_seq + 1 : 0;
+    uint64_t size = AMX_HDR + sizeof b + b.niov * sizeof *sp;
+    char *at = reserve(ifc, ep, size);
+    if (!at)
+        return AM_ERR_DEAD;
+    memcpy(at + sizeof(struct rec), hdr, AMX_HDR);
+    memcpy(at + sizeof(struct rec) + AMX_HDR, &b, sizeof b);
+    memcpy(at + sizeof(struct rec) + AMX_HDR + sizeof b, sp, b.niov * sizeof *sp);
+    commit(ifc, ep, at, REC_BIG, size);
+    if (cma) {   /* it reads from our memory: ours again when done says so */
+        e->big_seq++;
+        return wait_out(ifc, ep, W_DONE, b.seq);
+    }
+    size_t chunk = e->R / 4;
+    while (from < total) {   /* the ring fallback: a pipelined copy */
+        size_t k = total - from < chunk ? total - from : chunk;
+        if (!(at = reserve(ifc, ep, k)))
+            return AM_ERR_DEAD;
+        gather(at + sizeof(struct rec), iov, n, from, k);
+        commit(ifc, ep, at, REC_CHUNK, k);
+        from += k;
+    }
+    return AM_OK;
+}
+
+static int send_one(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *iov, int n)
+{
+    size_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += iov[i].iov_len;
+    if (total < AMX_HDR)
+        return AM_ERR_INVAL;
+    if (total > AMX_HDR + INLINE_MAX)
+        return send_big(ifc, ep, iov, n, total);
+    char *at = reserve(ifc, ep, total);
+    if (!at)
+        return AM_ERR_DEAD;
+    gather(at + sizeof(struct rec), iov, n, 0, total);
+    commit(ifc, ep, at, REC_AM, total);
+    return AM_OK;
+}
+
+/* A send from a handler while a send to the same peer waits: after it. */
+static int queue_out(struct shm_ep *e, const struct iovec *iov, int n)
+{
+    size_t len = 0;
+    for (int i = 0; i < n; i++)
+        len += iov[i].iov_len;
+    struct blob *b = malloc(sizeof *b + len);
+    if (!b)
+        return AM_ERR_NOMEM;
+    b->next = NULL;
+    b->len = len;
+    gather(b->data, iov, n, 0, len);
+    if (e->outq_tail)
+        e->outq_tail->next = b;
+    else
+        e->outq = b;
+    e->outq_tail = b;
+    return AM_OK;
+}
+
+static int shm_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *iov, int n)
+{
+    struct shm_ep *e = ep->tp;
+    if (ep->dead || !e->base || e->fd < 0)
+        return AM_ERR_DEAD;
+    if (e->sending)
+        return queue_out(e, iov, n);
+    e->sending = 1;
+    int rc = send_one(ifc, ep, iov, n);
+    while (rc == AM_OK && e->outq && !ep->dead) {
+        struct blob *b = e->outq;
+        if (!(e->outq = b->next))
+            e->outq_tail = NULL;
+        struct iovec v = { b->data, b->len };
+        rc = send_one(ifc, ep, &v, 1);
+        free(b);
+    }
+    e->sending = 0;
+    return ep->dead ? AM_ERR_DEAD : rc;
+}
+
+static void shm_placement_discard(am_endpoint_t *ep)
+{
+    struct shm_ep *e = ep->tp;
+    if (e->landing && e->land_placed)
+        e->land_discard = 1;
+}
+
+const struct am_transport_ops amx_tr_shm = {
+    .name = "shm",
+    .reliable = 1,
+    .default_payload = 1u << 20,
+    .max_payload = 64u << 20,
+    .init = shm_init,
+    .shutdown = shm_shutdown,
+    .ep_new = shm_ep_new,
+    .ep_free = shm_ep_free,
+    .peer = shm_peer,
+    .host = shm_host,
+    .connect = shm_connect,
+    .accept = shm_accept,
+    .send = shm_send,
+    .recv = shm_recv,
+    .event_fd = shm_event_fd,
+    .close_ep = shm_close_ep,
+    .placement_discard = shm_placement_discard,
+};
