@@ -55,7 +55,7 @@
 
 #define LINE 128   /* two 64-byte lines: the adjacent-line prefetcher fetches pairs */
 #define SEG_MAGIC 0x414d5348u   /* "AMSH" */
-#define SEG_VERSION 1
+#define SEG_VERSION 2   /* 2: the hello carries the secret */
 #define RING_MIN ((uint64_t)64 << 10)
 #define RING_MAX ((uint64_t)64 << 20)
 /* Payloads up to this are copied through the ring; bigger ones go by
@@ -101,6 +101,7 @@ struct span { uint64_t base, len; };
  * other side reads to learn whether it may (process_vm_readv). */
 struct hello {
     uint32_t magic, version;
+    uint64_t key;             /* the acceptor's secret (am_auth.c) */
     char addr[AMX_ADDRLEN];
     uint64_t seg_size, ring_size;
     uint64_t probe_addr, probe_val;
@@ -464,7 +465,8 @@ static int shm_connect(am_interface_t *ifc, am_endpoint_t *ep)
     g->magic = SEG_MAGIC;
     g->version = SEG_VERSION;
     g->ring_size = R;
-    struct hello h = { .magic = SEG_MAGIC, .version = SEG_VERSION, .seg_size = size,
+    struct hello h = { .magic = SEG_MAGIC, .version = SEG_VERSION, .key = ep->key,
+                       .seg_size = size,
                        .ring_size = R, .probe_addr = (uintptr_t)&probe_word,
                        .probe_val = probe_word };
     snprintf(h.addr, sizeof h.addr, "%s", ifc->self_addr);
@@ -545,6 +547,11 @@ static void accept_one(am_interface_t *ifc)
         !memchr(pk.h.addr, '\0', sizeof pk.h.addr) ||
         (s->npark == s->park_cap && s->park_cap >= MAX_PARKED)) {
         ifc->st.drops++;
+        close_parked(&pk);
+        return;
+    }
+    struct amx_hdr ah = { .key = pk.h.key };
+    if (!amx_auth(ifc, NULL, &ah)) {   /* not a holder of our address: counted there */
         close_parked(&pk);
         return;
     }

@@ -198,9 +198,10 @@ static void child_main(struct peer *p, struct am_config cfg)
     join_buf = malloc(place_cap + PLACE_HEAD);
     if (!place_buf || !join_buf)
         _exit(2);
-    char addr[128];
-    write(p->from[1], am_task_address(ifc, AM_TID_SELF), 64);
-    if (read(p->to[0], addr, 64) != 64)
+    char addr[AM_ADDR_MAX], mine[AM_ADDR_MAX] = { 0 };
+    strncpy(mine, am_task_address(ifc, AM_TID_SELF), AM_ADDR_MAX - 1);
+    write(p->from[1], mine, AM_ADDR_MAX);
+    if (read(p->to[0], addr, AM_ADDR_MAX) != AM_ADDR_MAX)
         _exit(3);
     am_endpoint_t *ep;
     am_allocate_task(ifc, &ep);
@@ -238,11 +239,11 @@ static am_interface_t *start_pair(struct peer *p, struct am_config cfg)
         child_main(p, cfg);
     am_interface_t *ifc;
     ck_assert_int_eq(am_init(transport, &cfg, &ifc), AM_OK);
-    char addr[64];
-    char mine[64] = { 0 };
-    strncpy(mine, am_task_address(ifc, AM_TID_SELF), 63);
-    ck_assert_int_eq(read(p->from[0], addr, 64), 64);
-    ck_assert_int_eq(write(p->to[1], mine, 64), 64);
+    char addr[AM_ADDR_MAX];
+    char mine[AM_ADDR_MAX] = { 0 };
+    strncpy(mine, am_task_address(ifc, AM_TID_SELF), AM_ADDR_MAX - 1);
+    ck_assert_int_eq(read(p->from[0], addr, AM_ADDR_MAX), AM_ADDR_MAX);
+    ck_assert_int_eq(write(p->to[1], mine, AM_ADDR_MAX), AM_ADDR_MAX);
     am_endpoint_t *ep;
     ck_assert_int_eq(am_allocate_task(ifc, &ep), AM_OK);
     ck_assert_int_eq(am_connect_task(ifc, ep, addr), AM_OK);
@@ -373,7 +374,7 @@ START_TEST(basics)
     ck_assert_int_eq(am_connect_task(ifc, ep, "garbage"), AM_ERR_BADADDR);
     ck_assert_int_eq(am_connect_task(ifc, ep, "udp-nope:zz"), AM_ERR_BADADDR);
     if (shm) {   /* an address of another host (boot id or net namespace) */
-        char other[64];
+        char other[AM_ADDR_MAX];
         snprintf(other, sizeof other, "%s", a);
         other[4] = other[4] == '0' ? '1' : '0';
         ck_assert_int_eq(am_connect_task(ifc, ep, other), AM_ERR_BADADDR);
@@ -591,7 +592,9 @@ END_TEST
 static void shm_junk(const char *addr)
 {
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
-    int n = snprintf(sa.sun_path + 1, sizeof sa.sun_path - 1, "pvmam-%s", addr);
+    /* the socket is named after the transport's address, without "#secret" */
+    int n = snprintf(sa.sun_path + 1, sizeof sa.sun_path - 1, "pvmam-%.*s",
+                     (int)(strrchr(addr, '#') - addr), addr);
     socklen_t sl = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
     unsigned char junk[300];
     srand(5);
