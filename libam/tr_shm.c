@@ -16,7 +16,8 @@
  *
  * Records in a ring are 8-byte aligned and contiguous (a PAD record skips
  * the ring's end).  A small AM (header + payload, up to INLINE_MAX) is
- * copied in and handled in place.  A bigger one is a descriptor of the
+ * copied in and handled in place, and so is a medium one (up to half
+ * of the ring) when the ring has room for it now.  A bigger one is a descriptor of the
  * sender's memory which the receiver copies with process_vm_readv straight
  * to where it goes (a placer's buffer), once, while the sender waits for
  * the ring's `done` count; where the kernel refuses that (ptrace rules,
@@ -1214,6 +1215,17 @@ static int send_big(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
     return AM_OK;
 }
 
+/* A medium AM (up to half the ring) that fits in the ring now is
+ * copied in like a small one: two copies, but the sender goes on at once.
+ * The one-copy path waits until the receiver has copied it, and with more
+ * tasks than cores the receiver may not run for a while (issue 14). */
+static int fits_now(struct shm_ep *e, size_t total)
+{
+    uint64_t need = sizeof(struct rec) + ALIGN8(total);
+    uint64_t off = e->head & (e->R - 1), pad = e->R - off < need ? e->R - off : 0;
+    return total <= e->R / 2 && ready(e, W_SPACE, pad + need) == 1;
+}
+
 static int send_one(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *iov, int n)
 {
     size_t total = 0;
@@ -1221,7 +1233,7 @@ static int send_one(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
         total += iov[i].iov_len;
     if (total < AMX_HDR)
         return AM_ERR_INVAL;
-    if (total > AMX_HDR + INLINE_MAX)
+    if (total > AMX_HDR + INLINE_MAX && !fits_now(ep->tp, total))
         return send_big(ifc, ep, iov, n, total);
     char *at = reserve(ifc, ep, total);
     if (!at)
