@@ -32,6 +32,8 @@ static int policy = W_YIELD;
 #define SPIN_CLOCK_EVERY 4
 #define ADAPT_MIN_US 5
 #define BUSY_CHECK_US 500   /* /proc/loadavg costs ~1 us: not every wait */
+#define YIELD_GAP_MAX 16    /* polls between yields that find nobody */
+#define YIELD_RAN_US 3      /* a yield that took longer ran another task */
 
 int pvmi_wait_set(const char *name)
 {
@@ -121,6 +123,23 @@ static void adapt(long long waited_us, int ended)
         adapt_us = ADAPT_MIN_US;
 }
 
+/* "yield": give the core to a runnable task on it, if any.  A yield
+ * that comes back at once found nobody: then yield half as often (at
+ * most every YIELD_GAP_MAX polls), since each costs the lone spinner
+ * ~0.5 us; one that took long ran someone else: yield at every poll
+ * again.  Returns the polls until the next yield. */
+static unsigned yield_core(void)
+{
+    static unsigned gap = 1;
+    long long y0 = now_us();
+    sched_yield();
+    if (now_us() - y0 > YIELD_RAN_US)
+        gap = 1;
+    else if (gap < YIELD_GAP_MAX)
+        gap *= 2;
+    return gap;
+}
+
 static void daemon_failed(void)
 {
     pvmi.dead = 1;
@@ -136,6 +155,7 @@ static void spin(int hint, int timeout_ms, int (*woken)(const void *), const voi
     long long t = now_us(), t0 = t, len = spin_length(t);
     long long spin_end = timeout_ms ? t + len : t;
     long long limit = timeout_ms > 0 ? t + timeout_ms * 1000LL : -1;
+    unsigned next_yield = 0;   /* at once: the answer cannot be here yet */
     for (unsigned spins = 0;; spins++) {
         if (hint > 0 && pvmi_conn_input(&pvmi.pvmd) < 0)
             daemon_failed();
@@ -148,8 +168,8 @@ static void spin(int hint, int timeout_ms, int (*woken)(const void *), const voi
          * reads keep the spin bounded at a fraction of the cost */
         if (!(spins % SPIN_CLOCK_EVERY) && (t = now_us()) >= spin_end)
             break;
-        if (policy == W_YIELD || policy == W_AUTO)
-            sched_yield();   /* a runnable task on this core goes first */
+        if ((policy == W_YIELD || policy == W_AUTO) && spins == next_yield)
+            next_yield = spins + yield_core();
         if (pvmi_routes_poll() > 0 && (limit < 0 || t + len < limit))
             spin_end = t + len;
         hint = pvmi_dwatch_ready();
