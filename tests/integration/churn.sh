@@ -14,7 +14,7 @@ case " ${CFLAGS:-} " in *-fsanitize=*)
 esac
 shm0=$(ls /dev/shm 2>/dev/null | wc -l)
 rc=0
-for t in ${CHURN_TRANSPORTS:-tcp udp off}; do
+for t in ${CHURN_TRANSPORTS:-tcp udp shm off}; do
     echo "== PVMAM_TRANSPORT=$t"
     before=$(ls "$PVM_TMP" | wc -l)
     CHURN_COUNTER=$B/churn_stock PVMAM_TRANSPORT=$t timeout 600 "$B/churn_am" MASTER "${CHURN_CYCLES:-1000}" || rc=1
