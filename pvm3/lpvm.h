@@ -103,6 +103,10 @@ void pvmi_note_input(void);
 /* tm.c: requests to the pvmd. */
 int pvmi_tm_call(int tag, struct pmsg *req, struct pmsg **reply);
 int pvmi_tm_send(int tag, struct pmsg *req);   /* no reply expected */
+/* A request whose reply is collected later (tm.c): its wait id or an error;
+ * pvmi_tm_collect(wid) is NULL until the reply came. */
+int pvmi_tm_post(int tag, struct pmsg *req);
+struct pmsg *pvmi_tm_collect(int wid);
 /* A public call's request: send req (freed here; NULL: it could not be
  * allocated) and wait for the reply.  0 with *rep set (caller frees), or
  * the error, reported under fn's name. */

@@ -287,3 +287,34 @@ int pvm_getnoresets(int **tids, int *ntids)
         *ntids = n;
     return 0;
 }
+
+/* Ask for name's first entry, now or whenever it is put (WaitForInfo):
+ * the pvmd holds the request until then.  A wait id, or an error. */
+int pvmi_mbox_watch(const char *name)
+{
+    int rc = pvmi_beatask();
+    if (rc < 0)
+        return rc;
+    struct pmsg *req = db_req(TMDB_GET, name, 0, PvmMboxWaitForInfo);
+    if (!req)
+        return PvmNoMem;
+    rc = pvmi_tm_post(TM_DB, req);
+    pmsg_free(req);
+    return rc;
+}
+
+/* 0 while the watch waits; 1 with the entry in *out (caller frees); or an
+ * error (the pvmd's answer was not an entry). */
+int pvmi_mbox_watched(int wid, struct pmsg **out)
+{
+    *out = NULL;
+    struct pmsg *rep = pvmi_tm_collect(wid);
+    if (!rep)
+        return 0;
+    int v = PvmSysErr;
+    int rc = pvmi_get_int(rep, &v);
+    if (rc >= 0 && (rc = v) >= 0)
+        rc = (*out = unpack_inner(rep)) ? 1 : PvmBadMsg;
+    pmsg_free(rep);
+    return rc;
+}

@@ -42,8 +42,6 @@ void pvmi_routes_load(void)
 int pvmi_mytid(void) { return pvmi.tid; }
 int pvmi_daemon_fd(void) { return pvmi.pvmd.fd; }
 
-int pvmi_tm_busy(void);
-int pvmi_route_may_request(void) { return !pvmi_tm_busy() && pvmi.tid > 0; }
 
 /* Returns a bit per route that wants its poll once the message is out
  * (pvmi_routes_poll_wanted): polling before would let a route change its

@@ -77,9 +77,6 @@ int pvmi_route_watch_daemon(void);
 int pvmi_wait_set(const char *name);
 const char *pvmi_wait_name(void);
 const char *pvmi_wait_choices(void);   /* for an error message */
-/* Nonzero when a route may make its own daemon requests (mailbox lookups)
- * now: not while the library waits for another request's reply. */
-int pvmi_route_may_request(void);
 /* Wait for input on every source, at most timeout_ms (-1: forever);
  * >= 0 messages delivered or a PVM error code. */
 int pvmi_progress(int timeout_ms);
@@ -89,6 +86,13 @@ int pvmi_progress(int timeout_ms);
 int pvmi_mbox_get(const char *name, int index, int flags, struct pmsg **out);
 /* Store m under name (index -1: a new entry); the index or an error. */
 int pvmi_mbox_put(const char *name, int index, int flags, int mid);
+/* Watch for name's first entry without waiting: a wait id > 0 or an
+ * error.  pvmi_mbox_watched(wid, &m): 0 not yet, 1 there (m, caller
+ * frees), or an error.  pvmi_tm_arrivals() grows when a watched entry (any
+ * posted request's reply) came: then look. */
+int pvmi_mbox_watch(const char *name);
+int pvmi_mbox_watched(int wid, struct pmsg **out);
+unsigned long pvmi_tm_arrivals(void);
 
 /* ---- internal message buffers (xbuf.c): XDR, never the user's ----------- */
 struct pmsg *pvmi_xbuf(void);   /* a new empty buffer (pmsg_free it) */

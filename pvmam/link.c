@@ -25,7 +25,6 @@
 #include "pvmam_int.h"
 
 static int pending;      /* peers with deferred work */
-static int working;      /* pvmx_link_work is on the stack */
 
 static void mbox_name(char *buf, size_t n, int tid)
 {
@@ -92,18 +91,33 @@ int pvmx_publish(void)
 
 /* 1 found (p->addr set), 0 not there, <0 error.  The user's receive
  * buffer is left alone (pvm_recvinfo would replace it). */
+/* Is p's address in the mailbox (docs/link-setup.md)?  The first time,
+ * ask the pvmd to answer when it is, now or whenever p publishes it
+ * (PvmMboxWaitForInfo): a child that is still starting, here or on a
+ * slow remote host, is never taken for a stock task, and its link opens
+ * as soon as its entry is there, with no polling.  1 found (p->addr), 0
+ * not yet, < 0 cannot tell (then the daemon route for good). */
 static int lookup(struct pvmx_peer *p)
 {
-    char name[32];
-    mbox_name(name, sizeof name, p->tid);
+    if (!p->watch_wid) {
+        char name[32];
+        mbox_name(name, sizeof name, p->tid);
+        int w = pvmi_mbox_watch(name);
+        if (w < 0)
+            return w;
+        p->watch_wid = w;
+    }
     struct pmsg *m = NULL;
-    int rc = pvmi_mbox_get(name, 0, PvmMboxDefault, &m);
-    if (rc < 0)
-        return rc == PvmNotFound ? 0 : rc;
-    rc = pvmx_ctrl_unpack(m, NULL, 0, p->addr, sizeof p->addr);
-    if (rc >= 0 && !p->addr[0])
-        rc = PvmBadMsg;
-    pmsg_free(m);
+    int rc = pvmi_mbox_watched(p->watch_wid, &m);
+    if (rc == 0)
+        return 0;
+    p->watch_wid = 0;
+    if (rc > 0) {
+        rc = pvmx_ctrl_unpack(m, NULL, 0, p->addr, sizeof p->addr);
+        if (rc >= 0 && !p->addr[0])
+            rc = PvmBadMsg;
+        pmsg_free(m);
+    }
     return rc < 0 ? rc : 1;
 }
 
@@ -123,24 +137,6 @@ static void give_up(struct pvmx_peer *p, const char *why, int rc)
     p->kind = PEER_STOCK;
     p->tx_open = 0;
     p->conn_sent = 0;
-}
-
-/* A connector waiting for SWITCH asks the pvmd now and then whether the
- * acceptor still exists: one that exited before it read our CONN never
- * answers, and over udp nothing else would tell (no AM was sent to it). */
-#define ALIVE_FIRST_MS 200
-#define ALIVE_EVERY_MS 1000
-
-static int waiting_switch(const struct pvmx_peer *p) { return p->conn_sent && !p->rx_open; }
-
-static void check_alive(struct pvmx_peer *p)
-{
-    long long now = pvmx_now_ms();
-    if (now < p->alive_check_ms || !pvmi_route_may_request())
-        return;
-    p->alive_check_ms = now + ALIVE_EVERY_MS;
-    if (pvm_pstat(p->tid) == PvmNoTask)
-        give_up(p, "it exited before accepting", AM_ERR_DEAD);
 }
 
 static void defer(int *flag)
@@ -198,9 +194,7 @@ int pvmx_link_connect(struct pvmx_peer *p)
     if (pvmx_send_ctrl(p->tid, PVMAM_TAG_CONN, &pvmx.mytid, 1, pvmx.addr) < 0)
         return give_up(p, "daemon", AM_ERR_SYS), PvmSysErr;
     p->conn_sent = 1;
-    watch_exit(p);
-    p->alive_check_ms = pvmx_now_ms() + ALIVE_FIRST_MS;
-    pending++;   /* link work watches the wait for SWITCH */
+    watch_exit(p);   /* one that exits before it answers closes the link */
     pvmx_log("connected to t%x at %s", p->tid, p->addr);
     return 0;
 }
@@ -232,18 +226,11 @@ void pvmx_link_consider(struct pvmx_peer *p)
     if (!pvmx.on || p->ep || p->dead || p->kind == PEER_STOCK || p->tid == pvmx.mytid)
         return;
     if (p->kind == PEER_UNKNOWN) {
-        long long now = pvmx_now_ms();
-        if (now < p->retry_ms || !pvmi_route_may_request())
-            return;
         int rc = lookup(p);
-        if (rc <= 0) {
-            /* not (yet) there: it may still be starting; try again later,
-             * and after a few tries take it for a stock task */
-            if (++p->lookups >= 3 || rc < 0)
-                p->kind = PEER_STOCK;
-            p->retry_ms = now + 500;
+        if (rc < 0)
+            p->kind = PEER_STOCK;
+        if (rc <= 0)   /* not there yet: its entry, when it comes, brings us back */
             return;
-        }
         p->kind = PEER_AM;
     }
     if (pvmx.mytid < p->tid) {
@@ -375,8 +362,8 @@ void pvmx_saw_daemon_msg(int src)
 static int has_work(const struct pvmx_peer *p)
 {
     return p->need_nak || (pvmx.on && (p->need_switch || p->need_ready || p->need_connect ||
-                                        p->check || p->consider || waiting_switch(p) ||
-                                        p->need_watch || p->need_close));
+                                        p->check || p->consider || p->need_watch ||
+                                        p->need_close));
 }
 
 int pvmx_link_want(struct pvmx_peer *p)
@@ -388,11 +375,27 @@ int pvmx_link_want(struct pvmx_peer *p)
     return pending != 0;
 }
 
+/* Watched mailbox entries came (pvm3 counts the replies): their peers
+ * are worth a look. */
+static void watches_answered(void)
+{
+    static unsigned long seen;
+    unsigned long a = pvmi_tm_arrivals();
+    if (a == seen)
+        return;
+    seen = a;
+    for (int i = 0; i < pvmx_peer_count(); i++) {
+        struct pvmx_peer *p = pvmx_peer_at(i);
+        if (p->watch_wid)
+            defer(&p->consider);
+    }
+}
+
 void pvmx_link_work(void)
 {
-    if (!pending || working)
+    watches_answered();
+    if (!pending)
         return;
-    working = 1;
     for (int i = 0; i < pvmx_peer_count(); i++) {
         struct pvmx_peer *p = pvmx_peer_at(i);
         if (p->need_nak) {
@@ -429,12 +432,8 @@ void pvmx_link_work(void)
             p->consider = 0;
             pvmx_link_consider(p);
         }
-        if (waiting_switch(p))
-            check_alive(p);
-        if (p->check && pvmi_route_may_request()) {
+        if (p->check) {   /* it spoke to us through the daemon */
             p->check = 0;
-            p->retry_ms = 0;
-            p->lookups = 2;   /* it spoke to us: one lookup decides */
             pvmx_link_consider(p);
         }
     }
@@ -443,5 +442,4 @@ void pvmx_link_work(void)
     pending = 0;
     for (int i = 0; i < pvmx_peer_count(); i++)
         pending += has_work(pvmx_peer_at(i));
-    working = 0;
 }

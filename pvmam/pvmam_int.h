@@ -39,7 +39,6 @@ struct pvmx_peer {
     int rx_open;          /* its SWITCH arrived: its AMs may be delivered */
     int requested;        /* we asked it to connect (REQ sent) */
     int conn_sent;        /* connector: CONN sent, waiting for SWITCH or NAK */
-    long long alive_check_ms;   /* ...when to ask the pvmd if it still exists */
     int dead;             /* libam declared the endpoint dead */
     int check;            /* a daemon message came from it: look it up */
     int consider;         /* we sent it one via the daemon: decide its route */
@@ -49,8 +48,7 @@ struct pvmx_peer {
     int need_nak;         /* its CONN cannot be honoured: send NAK */
     int need_watch;       /* ask the pvmd to tell us when it exits */
     int need_close;       /* the pvmd says it exited: close its link */
-    int lookups;          /* mailbox lookups that found nothing */
-    long long retry_ms;   /* when an UNKNOWN peer may be looked up again */
+    int watch_wid;        /* the pvmd will answer when its address is there */
     am_endpoint_t *ep;
     char addr[AM_ADDR_MAX];   /* its AM address, with its secret (libam/am.h) */
     /* message being reassembled from its fragments */
