@@ -87,7 +87,6 @@ int pvmi_addr_file(char *buf, size_t size);
 int pvmi_conn_send(struct pvmi_conn *c, int dst, struct pmsg *m, size_t fragbody);
 int pvmi_conn_input(struct pvmi_conn *c);   /* read what is there; <0 on EOF/error */
 void pvmi_conn_close(struct pvmi_conn *c);
-unsigned long pvmi_bad_fragments(void);
 
 /* rxq.c: the receive queue and incoming-message dispatch (pvmi_deliver
  * and pvmi_progress are in route.h). */

@@ -81,6 +81,9 @@ const char *pvmi_wait_choices(void);   /* for an error message */
  * >= 0 messages delivered or a PVM error code. */
 int pvmi_progress(int timeout_ms);
 
+/* Malformed fragments from the pvmd dropped so far (wire.c). */
+unsigned long pvmi_bad_fragments(void);
+
 /* ---- the mailbox, leaving the user's buffers alone (mbox.c) ------------ */
 /* The stored message as a new buffer in *out (caller frees), or an error. */
 int pvmi_mbox_get(const char *name, int index, int flags, struct pmsg **out);

@@ -41,7 +41,9 @@ struct pvmam_stats {
     uint64_t am_bytes_sent, am_bytes_recv;    /* their body bytes */
     uint64_t pvmd_msgs_sent, pvmd_msgs_recv;  /* user messages via the pvmd */
     uint64_t pvmd_bytes_sent, pvmd_bytes_recv;
-    uint64_t retransmits, duplicates, drops;  /* from libam */
+    uint64_t retransmits, duplicates;         /* from libam */
+    uint64_t drops;           /* malformed packets dropped (libam; with tid 0 also
+                                 malformed fragments from the pvmd) */
     uint64_t auth_drops;      /* AMs and connections without our secret (libam) */
     int peers_am;                             /* peers reached over AM */
     int peers_opening;                        /* links still being set up */

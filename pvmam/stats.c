@@ -47,6 +47,8 @@ int pvmam_stats(int tid, struct pvmam_stats *out)
     out->retransmits = a.retransmits;
     out->duplicates = a.duplicates;
     out->drops = a.drops;
+    if (!tid)   /* malformed fragments the pvmd brought (pvm3/wire.c) count too */
+        out->drops += pvmi_bad_fragments();
     out->auth_drops = a.auth_drops;
     return 0;
 }

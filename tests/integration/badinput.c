@@ -18,8 +18,14 @@
 #include <pvm3.h>
 
 #ifdef PVMAM_BUILD
-unsigned long pvmi_bad_fragments(void);   /* libpvm3am internal counter */
-#define BAD_FRAGS() pvmi_bad_fragments()
+#include "pvmam.h"
+/* pvmam_stats' drops count malformed fragments from the pvmd too */
+static unsigned long bad_frags(void)
+{
+    struct pvmam_stats s;
+    return pvmam_stats(0, &s) == 0 ? (unsigned long)s.drops : 0;
+}
+#define BAD_FRAGS() bad_frags()
 #else
 #define BAD_FRAGS() 2UL                   /* stock keeps no such count */
 #endif
