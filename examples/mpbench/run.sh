@@ -1,7 +1,8 @@
 #!/bin/bash
 # run.sh - the MPBench comparison: stock PVM (default and direct route),
-# libpvm3am with each PVMAM_TRANSPORT, and raw sockets, in one private VM,
-# interleaved round by round; then medians, figures and the summary table.
+# libpvm3am with each PVMAM_TRANSPORT, raw sockets and Open MPI (mpi, where
+# mpbench_mpi was built), in one private VM, interleaved round by round;
+# then medians, figures and the summary table.
 #   run.sh [--quick] [--out DIR] [--rounds N] [--reps N] [--configs LIST]
 #          [--sizes LIST] [--max BYTES] [--tcap SECS] [--tests LIST]
 #          [--crowd N] [-- more mpbench options]
@@ -20,6 +21,8 @@ top_builddir=${top_builddir:-.}
 B=$(cd "$top_builddir" && pwd)/examples/mpbench
 OUTDIR=$top_builddir/bench-out
 CONFIGS="stock-default stock-direct am-off am-tcp am-udp am-shm raw"
+# Open MPI joins the default comparison where configure found mpicc
+[ -x "$B/mpbench_mpi" ] && CONFIGS="$CONFIGS mpi"
 ROUNDS=3 REPS=3 MAX=1048576 TCAP=0.01 SIZES="" TESTS=all CROWD=8
 quick=${BENCH_QUICK:-}
 extra=()
@@ -52,6 +55,10 @@ fi
 for p in mpbench_stock mpbench_am rawbench; do
     [ -x "$B/$p" ] || { echo "run.sh: $B/$p not built (make)" >&2; exit 2; }
 done
+case " $CONFIGS " in
+*" mpi "*) [ -x "$B/mpbench_mpi" ] ||
+    { echo "run.sh: $B/mpbench_mpi not built (configure found no mpicc)" >&2; exit 2; } ;;
+esac
 if [ -n "$SIZES" ]; then sizeopt=(-s "$SIZES"); else sizeopt=(-m "$MAX"); fi
 common=(-r "$REPS" -w 5 -i 1000 -t "$TCAP" "${sizeopt[@]}")
 
@@ -86,8 +93,23 @@ mpb() {
         # spawned tasks get the transport through PVM_EXPORT, as users would do it
         (export PVMAM_TRANSPORT=${cfg#am-} PVM_EXPORT=${PVM_EXPORT:+$PVM_EXPORT:}PVMAM_TRANSPORT:PVMAM_WAIT
          timeout 300 "$B/mpbench_am" "$@") ;;
+    mpi) mpi_run "$@" ;;
     *) echo "run.sh: unknown configuration $cfg" >&2; return 2 ;;
     esac
+}
+
+# mpbench_mpi under mpirun, outside PVM: one rank per task of mpbench, so
+# -p N (the collectives' crowd) becomes N ranks, 4 when collectives run,
+# 2 otherwise.  The program pins its ranks itself, as mpbench does.
+mpi_run() {
+    local np=2 args=()
+    [ -n "$(collectives)" ] && np=4
+    while [ $# -gt 0 ]; do
+        if [ "$1" = -p ]; then np=$2; shift; else args+=("$1"); fi
+        shift
+    done
+    timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" --bind-to none \
+        "$B/mpbench_mpi" "${args[@]}"
 }
 
 # One configuration, one round: its .dat files land in rounds/CFG/rK.

@@ -4,7 +4,8 @@
 # private VM, then the driver runs a tiny comparison end to end.  Checks
 # that every .dat file exists with one sane value (finite, positive; 0
 # allowed for bandwidths of 0 bytes) per size, and that the driver writes
-# its table (and figures where gnuplot exists).
+# its table (and figures where gnuplot exists).  mpbench_mpi, where
+# configure found mpicc, runs once tiny under mpirun (outside PVM).
 . "$top_srcdir/tests/lib/pvmvm.sh"
 B=$top_builddir/examples/mpbench
 OUT=$(mktemp -d)
@@ -52,6 +53,22 @@ timeout 20 "$B/rawbench" -q -s 8,4096 -i 4 -w 1 -r 2 -o "$OUT/raw" > "$OUT/raw.t
 for t in tcp_latency udp_latency tcp_bandwidth; do
     check_dat "$OUT/raw/$t.dat" 2
 done
+
+echo "== mpbench_mpi"
+if [ -x "$B/mpbench_mpi" ]; then
+    # 3 ranks: the collectives are named TEST-p3, as above
+    if timeout 30 mpirun --allow-run-as-root --oversubscribe -np 3 --bind-to none "$B/mpbench_mpi" -q \
+            -s $SIZES -i 4 -w 1 -r 2 -o "$OUT/mpi" > "$OUT/mpi.txt" 2>&1; then
+        for t in latency bandwidth broadcast-p3 reduce-p3 allreduce-p3; do
+            check_dat "$OUT/mpi/${t}_psend.dat" 3
+        done
+    else
+        bad "mpbench_mpi exited with an error"
+        cat "$OUT/mpi.txt"
+    fi
+else
+    echo "skipped: mpbench_mpi not built (configure found no mpicc)"
+fi
 
 echo "== run.sh, tiny"
 if ! timeout 40 bash "$top_srcdir/examples/mpbench/run.sh" --out "$OUT/drv" --configs stock-default,am-off,raw \
