@@ -16,7 +16,7 @@ top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
 top_builddir=${top_builddir:-.}
 B=$(cd "$top_builddir" && pwd)/examples/fft
 OUTDIR=$top_builddir/bench-fft-out
-CONFIGS="stock-default stock-direct am-off am-tcp am-udp"
+CONFIGS="stock-default stock-direct am-off am-tcp am-udp am-shm"
 ROUNDS=5 REPS=3 WARM=1 N=1152 SLAVES="1 2 4 8" GRAN=row
 quick=${BENCH_QUICK:-}
 while [ $# -gt 0 ]; do
