@@ -139,6 +139,15 @@ static size_t iov_total(const struct iovec *iov, int n)
     return t;
 }
 
+/* The blank reply for the request (inst, seq) and the nblank - 1 before it. */
+static void send_blank(am_interface_t *ifc, am_endpoint_t *ep, uint8_t inst, uint32_t seq,
+                       uint8_t nblank)
+{
+    am_token_t tok = { .ifc = ifc, .ep = ep, .is_request = 1, .inst = inst, .seq = seq,
+                       .nblank = nblank };
+    am_reply(&tok, AMX_BLANK, NULL, 0);
+}
+
 int am_request_vdata_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
                         const struct iovec *iov, int iovcnt)
 {
@@ -217,9 +226,7 @@ int am_request_vdata_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
             ep->owe_seq = h.pb_seq;
             ep->owe_n = h.nblank;
         } else if (h.pb) {   /* newer ones are owed now: these go alone */
-            am_token_t tok = { .ifc = ifc, .ep = ep, .is_request = 1, .inst = h.pb_inst,
-                               .seq = h.pb_seq, .nblank = h.nblank };
-            am_reply(&tok, AMX_BLANK, NULL, 0);
+            send_blank(ifc, ep, h.pb_inst, h.pb_seq, h.nblank);
         }
         return rc;
     }
@@ -300,9 +307,7 @@ void amx_pay_owed(am_interface_t *ifc, am_endpoint_t *ep)
     if (!ep->owe)
         return;
     ep->owe = 0;
-    am_token_t tok = { .ifc = ifc, .ep = ep, .is_request = 1, .inst = ep->owe_inst,
-                       .seq = ep->owe_seq, .nblank = ep->owe_n };
-    am_reply(&tok, AMX_BLANK, NULL, 0);
+    send_blank(ifc, ep, ep->owe_inst, ep->owe_seq, ep->owe_n);
 }
 
 void amx_pay_all(am_interface_t *ifc)
@@ -395,10 +400,7 @@ static void on_duplicate(am_interface_t *ifc, am_endpoint_t *ep, const struct am
         struct iovec v = { r->rep_pkt, r->rep_len };
         tr_send(ifc, ep, &v, 1);
     } else if (!owed(ep, h->seq)) {
-        /* its blank reply rode on a request that was lost */
-        am_token_t tok = { .ifc = ifc, .ep = ep, .is_request = 1, .inst = h->inst,
-                           .seq = h->seq };
-        am_reply(&tok, AMX_BLANK, NULL, 0);
+        send_blank(ifc, ep, h->inst, h->seq, 1);   /* it rode on a lost request */
     } else {   /* still owed: pay it now */
         amx_pay_owed(ifc, ep);
     }

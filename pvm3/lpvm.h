@@ -106,6 +106,8 @@ int pvmi_tm_send(int tag, struct pmsg *req);   /* no reply expected */
  * pvmi_tm_collect(wid) is NULL until the reply came. */
 int pvmi_tm_post(int tag, struct pmsg *req);
 struct pmsg *pvmi_tm_collect(int wid);
+/* A reply's first int: the pvmd's status (>= 0) or error code. */
+int pvmi_tm_reply_status(struct pmsg *r);
 /* A public call's request: send req (freed here; NULL: it could not be
  * allocated) and wait for the reply.  0 with *rep set (caller frees), or
  * the error, reported under fn's name. */

@@ -311,9 +311,8 @@ int pvmi_mbox_watched(int wid, struct pmsg **out)
     struct pmsg *rep = pvmi_tm_collect(wid);
     if (!rep)
         return 0;
-    int v = PvmSysErr;
-    int rc = pvmi_get_int(rep, &v);
-    if (rc >= 0 && (rc = v) >= 0)
+    int rc = pvmi_tm_reply_status(rep);
+    if (rc >= 0)
         rc = (*out = unpack_inner(rep)) ? 1 : PvmBadMsg;
     pmsg_free(rep);
     return rc;

@@ -1,7 +1,7 @@
 /*
  * tm.c - requests to the local pvmd (docs/protocol.md): context
  * SYSCTX_TM, a fresh wait id, and the reply picked out of the incoming
- * stream by (src = pvmd, tag) while everything else is queued.
+ * stream by (src = pvmd, tag, wait id) while everything else is queued.
  */
 #include <stdlib.h>
 #include <time.h>
@@ -132,14 +132,19 @@ int pvmi_tm_ask(const char *fn, int tag, struct pmsg *req, struct pmsg **rep)
     return rc < 0 ? pvmi_err(fn, rc) : 0;
 }
 
+int pvmi_tm_reply_status(struct pmsg *r)
+{
+    int v = PvmSysErr, rc = pvmi_get_int(r, &v);
+    return rc < 0 ? rc : v;
+}
+
 int pvmi_tm_status(int tag, struct pmsg *req, struct pmsg **rep)
 {
     struct pmsg *r = NULL;
     int rc = req ? pvmi_tm_call(tag, req, &r) : PvmNoMem;
-    int v = PvmSysErr;
     pmsg_free(req);
-    if (rc >= 0 && (rc = pvmi_get_int(r, &v)) >= 0)
-        rc = v;
+    if (rc >= 0)
+        rc = pvmi_tm_reply_status(r);
     if (rep && rc >= 0)
         *rep = r;
     else

@@ -37,6 +37,8 @@ extern const char mpb_common_usage[];
 
 double mpb_now(void);
 void mpb_pin(int cpu);
+/* reduce's work: dst[k] += src[k] over the n / 8 doubles of two buffers */
+void mpb_sum_doubles(char *dst, const char *src, long n);
 int mpb_ncpus(void);
 
 /* Median, min and max of n values (sorts them). */

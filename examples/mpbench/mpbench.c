@@ -172,17 +172,6 @@ static int slave_main(int rank, int pin, int direct)
 
 /* ---- the master (root) side ------------------------------------------------ */
 
-static void sum_into(char *dst, const char *src, long n)
-{
-    double a, b;
-    for (long k = 0; k + 8 <= n; k += 8) {
-        memcpy(&a, dst + k, 8);
-        memcpy(&b, src + k, 8);
-        a += b;
-        memcpy(dst + k, &a, 8);
-    }
-}
-
 /* Runs iters operations with the slaves taking part; returns seconds. */
 static double run_point(int test, int var, long n, int iters)
 {
@@ -226,7 +215,7 @@ static double run_point(int test, int var, long n, int iters)
             memset(acc, 0, (size_t)n);
             for (int s = 0; s < np; s++) {
                 xrecv(tids[s], var, buf, n, 1);
-                sum_into(acc, buf, n);
+                mpb_sum_doubles(acc, buf, n);
             }
             if (test == T_ALLRED)
                 xbcast(var, acc, n, 1);

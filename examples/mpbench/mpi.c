@@ -128,17 +128,6 @@ static void slave_main(long max)
 
 /* ---- the root side --------------------------------------------------------- */
 
-static void sum_into(char *dst, const char *src, long n)
-{
-    double a, b;
-    for (long k = 0; k + 8 <= n; k += 8) {
-        memcpy(&a, dst + k, 8);
-        memcpy(&b, src + k, 8);
-        a += b;
-        memcpy(dst + k, &a, 8);
-    }
-}
-
 /* Runs iters operations with the slaves taking part; returns seconds. */
 static double run_point(int test, long n, int iters)
 {
@@ -168,7 +157,7 @@ static double run_point(int test, long n, int iters)
             memset(acc, 0, (size_t)n);
             for (int s = 1; s <= np; s++) {
                 xrecv(s, buf, n, 1);
-                sum_into(acc, buf, n);
+                mpb_sum_doubles(acc, buf, n);
             }
             if (test == T_ALLRED)
                 for (int s = 1; s <= np; s++)
