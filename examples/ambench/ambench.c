@@ -330,9 +330,10 @@ static void bench(const char *tr, int rounds, struct series *raw, struct series 
             raw_server(sv[1], udp, ctl[1]);
         }
         /* then libam: accept the parent */
-        char addr[64];
-        write(ctl[1], am_task_address(ifc, AM_TID_SELF), 64);
-        if (read(ctl[1], addr, 64) != 64)
+        char addr[AM_ADDR_MAX], mine[AM_ADDR_MAX] = { 0 };
+        strncpy(mine, am_task_address(ifc, AM_TID_SELF), AM_ADDR_MAX - 1);
+        write(ctl[1], mine, AM_ADDR_MAX);
+        if (read(ctl[1], addr, AM_ADDR_MAX) != AM_ADDR_MAX)
             _exit(3);
         am_endpoint_t *ep;
         am_allocate_task(ifc, &ep);
@@ -353,11 +354,11 @@ static void bench(const char *tr, int rounds, struct series *raw, struct series 
     am_shutdown(ifc);
     if (am_init(tr, &cfg, &ifc) < 0)
         exit(3);
-    char addr[64], mine[64] = { 0 };
-    if (read(ctl[0], addr, 64) != 64)
+    char addr[AM_ADDR_MAX], mine[AM_ADDR_MAX] = { 0 };
+    if (read(ctl[0], addr, AM_ADDR_MAX) != AM_ADDR_MAX)
         exit(3);
-    strncpy(mine, am_task_address(ifc, AM_TID_SELF), 63);
-    write(ctl[0], mine, 64);
+    strncpy(mine, am_task_address(ifc, AM_TID_SELF), AM_ADDR_MAX - 1);
+    write(ctl[0], mine, AM_ADDR_MAX);
     am_endpoint_t *ep;
     am_allocate_task(ifc, &ep);
     if (am_connect_task(ifc, ep, addr) < 0)
