@@ -5,8 +5,10 @@
  *
  * Each pair of endpoints shares one segment from memfd_create (no file, no
  * /dev/shm entry) holding two single-producer/single-consumer byte rings,
- * one per direction; head and tail sit on separate cache lines, and a
- * receiver that polls makes no system call.  The connector makes the
+ * one per direction.  Each record carries a stamp that says it is
+ * published (no shared head), so a polling receiver reads one cache line
+ * per small AM, the one the sender wrote; the receiver's tail sits on a
+ * line of its own, and a receiver that polls makes no system call.  The connector makes the
  * segment and passes it with its wake-up eventfd over an abstract AF_UNIX
  * socket named "pvmam-" + the acceptor's address (abstract names are per
  * network namespace and vanish with their socket); the peer must have our
@@ -14,7 +16,7 @@
  * socket then stays open only to say when the other side is gone; a pidfd
  * says it too, for a peer whose socket a forked child still holds.
  *
- * Records in a ring are 8-byte aligned and contiguous (a PAD record skips
+ * Records in a ring start on cache lines and are contiguous (a PAD record skips
  * the ring's end).  A small AM (header + payload, up to INLINE_MAX) is
  * copied in and handled in place, and so is a medium one (up to half
  * of the ring) when the ring has room for it now.  A bigger one is a descriptor of the
@@ -56,7 +58,7 @@
 
 #define LINE 128   /* two 64-byte lines: the adjacent-line prefetcher fetches pairs */
 #define SEG_MAGIC 0x414d5348u   /* "AMSH" */
-#define SEG_VERSION 2   /* 2: the hello carries the secret */
+#define SEG_VERSION 3   /* 2: the hello carries the secret; 3: stamped records */
 #define RING_MIN ((uint64_t)64 << 10)
 #define RING_MAX ((uint64_t)64 << 20)
 /* Payloads up to this are copied through the ring; bigger ones go by
@@ -70,10 +72,11 @@
 enum { REC_AM = 1, REC_BIG, REC_CHUNK, REC_PAD };
 enum { BIG_CMA = 1, BIG_STREAM };
 
-/* In shared memory: one direction. */
+/* In shared memory: one direction.  There is no head: each record says
+ * itself that it is published (struct rec), so a polling consumer reads
+ * one cache line per small AM, the one the producer wrote it into. */
 struct ring {
-    _Alignas(LINE) uint64_t head;        /* producer: bytes published */
-    uint32_t prod_waiting;               /* producer sleeps until tail or done move */
+    _Alignas(LINE) uint32_t prod_waiting;   /* producer sleeps until tail or done move */
     _Alignas(LINE) uint64_t tail;        /* consumer: bytes it is done with */
     uint64_t done;                       /* consumer: last BIG_CMA seq copied */
     _Alignas(LINE) uint32_t cons_sleeping;   /* consumer may block: wake it */
@@ -83,11 +86,22 @@ struct ring {
 struct seg {
     uint32_t magic, version;
     uint64_t ring_size;
+    uint64_t salt;                       /* stamps (struct rec): the connector's random */
     _Alignas(LINE) struct ring ring[2];  /* [0] connector to acceptor, [1] back */
 };
 #define DATA_OFF ((sizeof(struct seg) + 4095) & ~(size_t)4095)
 
-struct rec { uint32_t kind, size; };     /* then size bytes, padded to 8 */
+/* A record starts on a cache line and takes whole lines (REC_ALIGN).  Its
+ * stamp, stored last, is its ring position XOR the segment's salt: no
+ * earlier lap's record, nor payload bytes left there, carry that value
+ * (the salt is random, so user data cannot match it by accident). */
+struct rec {
+    uint64_t stamp;
+    uint32_t kind, size;                 /* then size bytes */
+};
+#define REC_ALIGN 64
+#define REC_LEN(size) ((sizeof(struct rec) + (uint64_t)(size) + REC_ALIGN - 1) & \
+                       ~(uint64_t)(REC_ALIGN - 1))
 
 struct big {                             /* after the AM header of a REC_BIG */
     uint32_t mode, head_len;
@@ -118,7 +132,6 @@ static uint64_t probe_word = 0x70766d616d73686dull;
 #define STORE_REL(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define STORE(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
 #define FENCE() __atomic_thread_fence(__ATOMIC_SEQ_CST)
-#define ALIGN8(x) (((uint64_t)(x) + 7) & ~(uint64_t)7)
 
 /* epoll data: these two, else an endpoint (its socket), +1 for its pidfd */
 #define EV_LISTEN 1u
@@ -154,6 +167,7 @@ struct shm_ep {
     char *base;                  /* the segment, mapped */
     size_t seg_size;
     uint64_t R;                  /* ring size, a power of two */
+    uint64_t salt;               /* the segment's (struct rec) */
     struct ring *out, *in;
     char *out_data, *in_data;
     /* producer */
@@ -392,7 +406,7 @@ static void shm_host(const am_endpoint_t *ep, char *buf, size_t size)
  * depth requests and depth replies each way, and room to wrap. */
 static uint64_t ring_size_for(unsigned depth)
 {
-    uint64_t need = (uint64_t)(2 * depth + 4) * ALIGN8(sizeof(struct rec) + AMX_HDR + INLINE_MAX);
+    uint64_t need = (uint64_t)(2 * depth + 4) * REC_LEN(AMX_HDR + INLINE_MAX);
     uint64_t r = RING_MIN;
     while (r < need)
         r <<= 1;
@@ -406,6 +420,7 @@ static void use_segment(struct shm_ep *e, char *base, size_t size, uint64_t R, i
     e->base = base;
     e->seg_size = size;
     e->R = R;
+    e->salt = LOAD_ACQ(&g->salt);
     e->connector = connector;
     e->out = &g->ring[connector ? 0 : 1];
     e->in = &g->ring[connector ? 1 : 0];
@@ -466,6 +481,9 @@ static int shm_connect(am_interface_t *ifc, am_endpoint_t *ep)
     g->magic = SEG_MAGIC;
     g->version = SEG_VERSION;
     g->ring_size = R;
+    if (amx_key_new(&g->salt) < 0)
+        goto fail;
+    g->salt |= (uint64_t)1 << 63;   /* never a position: fresh zeroes are no stamp */
     struct hello h = { .magic = SEG_MAGIC, .version = SEG_VERSION, .key = ep->key,
                        .seg_size = size,
                        .ring_size = R, .probe_addr = (uintptr_t)&probe_word,
@@ -898,33 +916,29 @@ static int on_chunk(am_interface_t *ifc, am_endpoint_t *ep, const char *body, ui
     return deliver_big(ifc, ep, &h, buf, placed, hl, head);
 }
 
+/* Has the peer published the record at rpos? */
+static int pending(const struct shm_ep *e)
+{
+    const struct rec *at = (const struct rec *)(e->in_data + (e->rpos & (e->R - 1)));
+    return LOAD_ACQ(&at->stamp) == (e->rpos ^ e->salt);
+}
+
 /* Handle what the peer published, up to RX_BATCH records; the space goes
  * back (tail) when no handler of this ring is still running. */
 static int read_ring(am_interface_t *ifc, am_endpoint_t *ep)
 {
     struct shm_ep *e = ep->tp;
-    uint64_t head = LOAD_ACQ(&e->in->head);
-    if (head == e->rpos)
+    if (!pending(e))
         return 0;
-    if (head - e->rpos > e->R)
-        return corrupt(ifc, ep);
     int handled = 0;
     e->rx_depth++;
-    for (int k = 0; k < RX_BATCH && !ep->dead; k++) {
-        if (k) {   /* a handler's nested poll may have read on: look again */
-            head = LOAD_ACQ(&e->in->head);
-            if (head - e->rpos > e->R) {
-                corrupt(ifc, ep);
-                break;
-            }
-        }
-        if (head == e->rpos)
-            break;
+    /* a handler's nested poll may read on: rpos is looked at anew each time */
+    for (int k = 0; k < RX_BATCH && !ep->dead && pending(e); k++) {
         uint64_t off = e->rpos & (e->R - 1);
-        struct rec r;
-        memcpy(&r, e->in_data + off, sizeof r);
-        uint64_t adv = sizeof r + ALIGN8(r.size);
-        if (r.size > e->R - off - sizeof r || adv > head - e->rpos) {
+        struct rec *at = (struct rec *)(e->in_data + off);
+        struct rec r = { 0, at->kind, at->size };   /* after the stamp (acquire) */
+        uint64_t adv = REC_LEN(r.size);
+        if (r.size > e->R - off - sizeof r || adv > e->R - off) {
             corrupt(ifc, ep);
             break;
         }
@@ -969,7 +983,7 @@ static int peer_event(am_interface_t *ifc, am_endpoint_t *ep, int pidfd)
             return 0;
     }
     int handled = 0;
-    for (int i = 0; i < 1024 && !ep->dead && LOAD_ACQ(&e->in->head) != e->rpos; i++)
+    for (int i = 0; i < 1024 && !ep->dead && pending(e); i++)
         handled += read_ring(ifc, ep);
     amx_declare_dead(ifc, ep);
     return handled;
@@ -1047,7 +1061,7 @@ static int shm_event_fd(const am_interface_t *cifc)
     FENCE();
     for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next) {
         struct shm_ep *e = ep->tp;
-        if (e->base && !ep->dead && LOAD_ACQ(&e->in->head) != e->rpos) {
+        if (e->base && !ep->dead && pending(e)) {
             uint64_t one = 1;
             if (write(s->efd, &one, sizeof one) < 0) {
                 /* the counter is full: it is readable anyway */
@@ -1117,14 +1131,16 @@ static int wait_out(am_interface_t *ifc, am_endpoint_t *ep, int what, uint64_t n
 static char *reserve(am_interface_t *ifc, am_endpoint_t *ep, uint64_t size)
 {
     struct shm_ep *e = ep->tp;
-    uint64_t need = sizeof(struct rec) + ALIGN8(size);
+    uint64_t need = REC_LEN(size);
     uint64_t off = e->head & (e->R - 1), pad = e->R - off < need ? e->R - off : 0;
     if (e->R - (e->head - e->tail_seen) < pad + need &&
         wait_out(ifc, ep, W_SPACE, pad + need) < 0)
         return NULL;
-    if (pad) {
-        struct rec r = { REC_PAD, (uint32_t)(pad - sizeof r) };
-        memcpy(e->out_data + off, &r, sizeof r);
+    if (pad) {   /* published at once: the consumer may skip it now */
+        struct rec *at = (struct rec *)(e->out_data + off);
+        at->kind = REC_PAD;
+        at->size = (uint32_t)(pad - sizeof *at);
+        STORE_REL(&at->stamp, e->head ^ e->salt);
         e->head += pad;
         off = 0;
     }
@@ -1135,10 +1151,11 @@ static char *reserve(am_interface_t *ifc, am_endpoint_t *ep, uint64_t size)
 static void commit(am_interface_t *ifc, am_endpoint_t *ep, char *at, uint32_t kind, uint64_t size)
 {
     struct shm_ep *e = ep->tp;
-    struct rec r = { kind, (uint32_t)size };
-    memcpy(at, &r, sizeof r);
-    e->head += sizeof r + ALIGN8(size);
-    STORE_REL(&e->out->head, e->head);
+    struct rec *r = (struct rec *)at;
+    r->kind = kind;
+    r->size = (uint32_t)size;
+    STORE_REL(&r->stamp, e->head ^ e->salt);
+    e->head += REC_LEN(size);
     FENCE();
     if (LOAD_ACQ(&e->out->cons_sleeping) &&
         __atomic_exchange_n(&e->out->cons_sleeping, 0, __ATOMIC_ACQ_REL))
@@ -1227,7 +1244,7 @@ static int send_big(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
  * tasks than cores the receiver may not run for a while (issue 14). */
 static int fits_now(struct shm_ep *e, size_t total)
 {
-    uint64_t need = sizeof(struct rec) + ALIGN8(total);
+    uint64_t need = REC_LEN(total);
     uint64_t off = e->head & (e->R - 1), pad = e->R - off < need ? e->R - off : 0;
     return total <= e->R / 2 && ready(e, W_SPACE, pad + need) == 1;
 }
