@@ -181,7 +181,10 @@ int am_request_vdata_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
      * on replies (only then: flagging every request past the half would
      * bring back one reply per request) */
     unsigned half = (ifc->cfg.depth + 1) / 2, after = ep->inflight + 1;
-    if (after == ifc->cfg.depth || after % (half < 2 ? 2 : half) == 0)
+    if (half < 2)
+        half = 2;
+    /* after <= depth <= 2 * half: no division needed */
+    if (after == ifc->cfg.depth || after == half || after == 2 * half)
         h.flags = AMX_F_ACKNOW;
     /* A transport may service input while it sends (shm waits while its
      * peer copies a big payload), so the reply can come back, and newer

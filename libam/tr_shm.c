@@ -41,6 +41,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,7 @@
 #define HEAD_INL AM_PLACE_HEAD_MAX   /* payload bytes a BIG record carries itself */
 #define MAX_IOV 68
 #define WAIT_SPIN_US 30      /* a sender waiting for its peer spins this long, then sleeps */
+#define COPY_SPIN_US 20000   /* ...or this long while its peer is copying its payload */
 #define RX_BATCH 64          /* records per ring per poll: callers stay responsive */
 
 enum { REC_AM = 1, REC_BIG, REC_CHUNK, REC_PAD };
@@ -79,6 +81,7 @@ struct ring {
     _Alignas(LINE) uint32_t prod_waiting;   /* producer sleeps until tail or done move */
     _Alignas(LINE) uint64_t tail;        /* consumer: bytes it is done with */
     uint64_t done;                       /* consumer: last BIG_CMA seq copied */
+    uint64_t copying;                    /* consumer: the BIG_CMA seq it copies now */
     _Alignas(LINE) uint32_t cons_sleeping;   /* consumer may block: wake it */
     uint32_t cma_ok;                     /* consumer can read the producer's memory */
 };
@@ -866,6 +869,7 @@ static int on_big(am_interface_t *ifc, am_endpoint_t *ep, const char *body, uint
     if (!dst)
         return corrupt(ifc, ep);   /* no memory: cannot take it, cannot skip it */
     if (b.mode == BIG_CMA) {
+        STORE_REL(&e->in->copying, b.seq);   /* its sender need not sleep */
         int bad = cma_read(e->pid, dst, rest, sp, b.niov);
         STORE_REL(&e->in->done, b.seq);   /* its memory is the sender's again */
         consumed(ifc, ep);
@@ -1097,7 +1101,7 @@ static int wait_out(am_interface_t *ifc, am_endpoint_t *ep, int what, uint64_t n
 {
     struct shm *s = ifc->trd;
     struct shm_ep *e = ep->tp;
-    uint64_t spin_end = 0;
+    uint64_t spin_end = 0, copy_end = 0;
     for (;;) {
         int r = ep->dead ? 0 : ready(e, what, need);
         if (r < 0) {
@@ -1114,6 +1118,19 @@ static int wait_out(am_interface_t *ifc, am_endpoint_t *ep, int what, uint64_t n
             spin_end = now + WAIT_SPIN_US;
         if (now < spin_end || ep->dead)
             continue;
+        /* The peer runs and copies our payload now: it is done in a
+         * moment, and waking us would cost more than the copy's rest.
+         * Give the core away meanwhile if told to (tasks outnumbering
+         * cores: the copier may need this one). */
+        if (what == W_DONE && LOAD_ACQ(&e->out->copying) == need) {
+            if (!copy_end)
+                copy_end = now + COPY_SPIN_US;
+            if (now < copy_end) {
+                if (ifc->cfg.wait == AM_WAIT_YIELD)
+                    sched_yield();
+                continue;
+            }
+        }
         STORE(&e->out->prod_waiting, 1);
         FENCE();
         if (ready(e, what, need) == 0) {

@@ -173,7 +173,8 @@ static void spin(int hint, int timeout_ms, int (*woken)(const void *), const voi
         }
         /* every poll makes a system call: a few of them between clock
          * reads keep the spin bounded at a fraction of the cost */
-        if (!(spins % SPIN_CLOCK_EVERY) && (t = now_us()) >= spin_end)
+        if (spins ? !(spins % SPIN_CLOCK_EVERY) && (t = now_us()) >= spin_end
+                  : t >= spin_end)   /* the first: t is fresh */
             break;
         if ((policy == W_YIELD || policy == W_AUTO) && spins == next_yield)
             next_yield = spins + yield_core();
