@@ -129,18 +129,15 @@ static void adapt(long long waited_us, int ended)
  * most every YIELD_GAP_MAX polls), since each costs the lone spinner
  * ~0.5 us; one that took long ran someone else: yield at every poll
  * again.  Returns the polls until the next yield. */
-static unsigned yield_gap = 1;
-
 static unsigned yield_core(void)
 {
-    unsigned gap = yield_gap;
+    static unsigned gap = 1;
     long long y0 = now_us();
     sched_yield();
     if (now_us() - y0 > YIELD_RAN_US)
         gap = 1;
     else if (gap < YIELD_GAP_MAX)
         gap *= 2;
-    yield_gap = gap;
     return gap;
 }
 
@@ -159,10 +156,9 @@ static void spin(int hint, int timeout_ms, int (*woken)(const void *), const voi
     long long t = now_us(), t0 = t, len = spin_length(t);
     long long spin_end = timeout_ms ? t + len : t;
     long long limit = timeout_ms > 0 ? t + timeout_ms * 1000LL : -1;
-    /* At once when the last yields ran someone (the answer cannot come
-     * while our peer waits for this core); else poll first: a peer on
-     * another core answers sooner than a system call returns. */
-    unsigned next_yield = yield_gap > 1 ? yield_gap : 0;
+    /* at once: the answer cannot be here yet (polling first, when the
+     * last yields ran nobody, measured slower on a loaded machine) */
+    unsigned next_yield = 0;
     for (unsigned spins = 0;; spins++) {
         if (hint > 0 && pvmi_conn_input(&pvmi.pvmd) < 0)
             daemon_failed();
