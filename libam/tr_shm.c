@@ -946,25 +946,25 @@ static int read_ring(am_interface_t *ifc, am_endpoint_t *ep)
             corrupt(ifc, ep);
             break;
         }
+        /* A big AM waits for the next poll unless it comes first: the
+         * caller may have to act on what came before it (a pvm_precv that
+         * returns and posts its buffer again), so that it finds a placer
+         * ready instead of landing in a buffer and being copied twice. */
+        if (r.kind == REC_BIG && k > 0)
+            break;
         char *body = e->in_data + off + sizeof r;
         e->rpos += adv;   /* before the handler: a nested poll goes on from here */
         if (e->landing && r.kind != REC_CHUNK && r.kind != REC_PAD) {
             corrupt(ifc, ep);
             break;
         }
-        int big = 0;
         switch (r.kind) {
         case REC_PAD: break;
         case REC_AM: handled += on_am(ifc, ep, body, r.size); break;
-        case REC_BIG: handled += on_big(ifc, ep, body, r.size); big = 1; break;
+        case REC_BIG: handled += on_big(ifc, ep, body, r.size); break;
         case REC_CHUNK: handled += on_chunk(ifc, ep, body, r.size); break;
         default: corrupt(ifc, ep); break;
         }
-        /* After a big AM, let the caller act on it before the next one:
-         * the next may then find a placer ready (a pvm_precv posted again)
-         * instead of landing in a buffer and being copied a second time. */
-        if (big && !e->landing)
-            break;
     }
     if (--e->rx_depth == 0 && e->base) {
         STORE_REL(&e->in->tail, e->rpos);
