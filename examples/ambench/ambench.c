@@ -8,6 +8,9 @@
  * Latency = half round trip (median of rounds); streaming bandwidth =
  * bytes / time with at most `depth` (8) messages in flight for every
  * configuration: libam's window, and an 8-message ack window for raw udp.
+ * "best" = the fastest of many short ping-pong runs (BEST_REPS each): on
+ * a machine shared with other work, the one figure that other tasks'
+ * time slices do not inflate, so the ratio to take there.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -237,7 +240,9 @@ static int cmp_d(const void *a, const void *b)
 }
 
 #define MAXS 24
-struct series { int n[MAXS], k; double lat[MAXS], bw[MAXS]; };
+#define BEST_REPS 200
+#define BEST_RUNS 50
+struct series { int n[MAXS], k; double lat[MAXS], bw[MAXS], best[MAXS]; };
 
 static int reps_for(int n, char op) { return op == 'p' ? (n < 65536 ? 3000 : 300) : (n < 65536 ? 20000 : 2000); }
 
@@ -255,6 +260,12 @@ static void measure(const char *what, struct series *s, int max, int rounds,
         }
         qsort(lat, (size_t)rounds, sizeof *lat, cmp_d);
         qsort(bw, (size_t)rounds, sizeof *bw, cmp_d);
+        s->best[s->k] = lat[0];
+        for (int r = 0; n < 65536 && r < BEST_RUNS; r++) {
+            double t = run(ctx, 'p', n, BEST_REPS) / BEST_REPS / 2 * 1e6;
+            if (t < s->best[s->k])
+                s->best[s->k] = t;
+        }
         s->n[s->k] = n;
         s->lat[s->k] = lat[rounds / 2];
         s->bw[s->k] = bw[rounds / 2];
@@ -399,12 +410,14 @@ int main(int argc, char **argv)
             return 2;
         }
         bench(trs[t], rounds, &raw, &am);
-        printf("\n%s: %9s %12s %12s %7s %12s %12s %7s\n", trs[t], "bytes", "raw_us", "libam_us",
-               "ratio", "raw_MB/s", "libam_MB/s", "ratio");
+        printf("\n%s: %9s %12s %12s %7s %12s %12s %7s %9s %9s %7s\n", trs[t], "bytes", "raw_us",
+               "libam_us", "ratio", "raw_MB/s", "libam_MB/s", "ratio", "raw_best", "am_best",
+               "ratio");
         for (int i = 0; i < raw.k; i++)
-            printf("%s: %9d %12.2f %12.2f %6.2fx %12.1f %12.1f %6.2fx\n", trs[t], raw.n[i],
-                   raw.lat[i], am.lat[i], am.lat[i] / raw.lat[i], raw.bw[i], am.bw[i],
-                   am.bw[i] / raw.bw[i]);
+            printf("%s: %9d %12.2f %12.2f %6.2fx %12.1f %12.1f %6.2fx %9.3f %9.3f %6.2fx\n",
+                   trs[t], raw.n[i], raw.lat[i], am.lat[i], am.lat[i] / raw.lat[i], raw.bw[i],
+                   am.bw[i], am.bw[i] / raw.bw[i], raw.best[i], am.best[i],
+                   am.best[i] / raw.best[i]);
     }
     return 0;
 }
