@@ -147,3 +147,16 @@ tests_integration_stranger_raw_LDADD = libam.la
 tests_integration_stranger_raw_LDFLAGS = -static
 TESTS += tests/integration/stranger.sh
 EXTRA_DIST += tests/integration/stranger.sh
+
+# Several hosts on one machine (issue 20): network namespaces, real pvmds
+# started through PVM_RSH (tests/lib/netvm.sh); skipped where impossible.
+check_PROGRAMS += tests/integration/hosts_stock tests/integration/hosts_am
+tests_integration_hosts_stock_SOURCES = tests/integration/hosts.c
+tests_integration_hosts_stock_CPPFLAGS =
+tests_integration_hosts_stock_LDADD = -lgpvm3 -lpvm3
+tests_integration_hosts_am_SOURCES = tests/integration/hosts.c
+tests_integration_hosts_am_CPPFLAGS = -DPVMAM_BUILD -I$(top_srcdir)/pvmam
+tests_integration_hosts_am_LDADD = libpvm3am.la
+tests_integration_hosts_am_LDFLAGS = -no-install
+TESTS += tests/integration/hosts.sh
+EXTRA_DIST += tests/integration/hosts.sh tests/lib/netvm.sh
