@@ -72,10 +72,17 @@ struct tcp_ep {
     size_t outq_len, outq_cap;
 };
 
-static void nodelay_nonblock(int fd)
+/* TCP_USER_TIMEOUT: a peer whose host went silent (crashed, cable out)
+ * leaves our data unacknowledged; the kernel would retransmit for about 15
+ * minutes before the connection failed.  With the interface's dead-peer
+ * limit instead, its endpoint dies (and sends to it fail) as over udp. */
+static void tune(am_interface_t *ifc, int fd)
 {
     int one = 1;
+    unsigned ms = ifc->cfg.timeout_max_us / 1000u;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (ms)
+        setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, sizeof ms);
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
@@ -155,7 +162,7 @@ static int tcp_connect(am_interface_t *ifc, am_endpoint_t *ep)
             getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err)
             goto fail;
     }
-    nodelay_nonblock(fd);
+    tune(ifc, fd);
     /* HELLO: who we are, so the acceptor can match us, with its secret
      * (am_auth.c): without that it would not keep the connection */
     char pkt[AMX_HDR + AMX_ADDRLEN];
@@ -298,7 +305,7 @@ static void accept_one(am_interface_t *ifc)
     int fd = accept4(t->lfd, NULL, NULL, SOCK_CLOEXEC);
     if (fd < 0)
         return;
-    nodelay_nonblock(fd);
+    tune(ifc, fd);
     if (t->ngreet == MAX_GREET) {   /* the oldest has had the longest to speak */
         int old = 0;
         for (int i = 1; i < t->ngreet; i++)

@@ -201,6 +201,7 @@ static void r_exit(void *ctx)
                   (unsigned long long)s.retransmits, (unsigned long long)s.duplicates,
                   (unsigned long long)s.drops, (unsigned long long)s.auth_drops);
     }
+    pvmx_link_close_exited();
     am_shutdown(pvmx.ifc);   /* flushes what is in flight, bounded */
     pvmx.ifc = NULL;
     pvmx_peers_free();

@@ -176,6 +176,19 @@ static void close_exited(struct pvmx_peer *p)
     p->conn_sent = 0;
 }
 
+/* At exit: the pvmd may have said, while answering our last requests,
+ * that peers are gone.  Their links go now, so the flush of what is in
+ * flight does not wait out PVMAM_TIMEOUT on a peer known dead (a host
+ * whose pvmd stopped and that then fell silent). */
+void pvmx_link_close_exited(void)
+{
+    for (int i = 0; i < pvmx_peer_count(); i++) {
+        struct pvmx_peer *p = pvmx_peer_at(i);
+        if (p->need_close)
+            close_exited(p);
+    }
+}
+
 /* As the smaller tid: connect and announce it (CONN).  Our user messages
  * keep the daemon route until L's SWITCH says it has accepted. */
 int pvmx_link_connect(struct pvmx_peer *p)

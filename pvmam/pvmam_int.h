@@ -114,6 +114,7 @@ int pvmx_ctrl_filter(struct pmsg *m);        /* consume a control message */
 void pvmx_ctrl_replay_early(void);           /* after start-up: handle (or refuse)
                                                  what came while starting */
 void pvmx_link_work(void);                   /* deferred set-up steps */
+void pvmx_link_close_exited(void);            /* at exit: close links to exited peers */
 /* Is the link to p in set-up (an endpoint, not yet open both ways)? */
 int pvmx_link_opening(const struct pvmx_peer *p);
 void pvmx_saw_daemon_msg(int src);           /* a user message via the pvmd */

@@ -160,3 +160,13 @@ tests_integration_hosts_am_LDADD = libpvm3am.la
 tests_integration_hosts_am_LDFLAGS = -no-install
 TESTS += tests/integration/hosts.sh
 EXTRA_DIST += tests/integration/hosts.sh tests/lib/netvm.sh
+
+# A host fails under a running job (issue 20): pvmd stopped or killed, the
+# host's cable out, a partition that heals (tests/lib/netvm.sh).
+check_PROGRAMS += tests/integration/hostfail_am
+tests_integration_hostfail_am_SOURCES = tests/integration/hostfail.c
+tests_integration_hostfail_am_CPPFLAGS = -I$(top_srcdir)/pvmam
+tests_integration_hostfail_am_LDADD = libpvm3am.la
+tests_integration_hostfail_am_LDFLAGS = -no-install
+TESTS += tests/integration/hostfail.sh
+EXTRA_DIST += tests/integration/hostfail.sh
