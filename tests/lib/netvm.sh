@@ -15,6 +15,9 @@
 #   nvm_partition N on|off    drop (nftables) / pass all of host N's traffic
 #   nvm_link N down|up        unplug host N's cable from the bridge / plug it
 #   nvm_log N                 host N's pvmd log
+# NVM_DECOY=1 before nvm_start gives every host a second interface, listed
+# first and reaching no other host (10.88.0.N on a veth pair of its own), as a multi-homed
+# machine may have (a bridge for containers, a VPN).
 # Everything is torn down at exit, on failure too (vm_atexit).
 #
 # Each host is a network namespace with one veth, 10.77.0.N/24, plugged into
@@ -63,6 +66,12 @@ nvm_make() {
     while [ $n -le "$NVM_H" ]; do
         ns=$(nvm_ns $n)
         ip netns add "$ns" || nvm_skip "cannot create network namespace $ns"
+        if [ -n "${NVM_DECOY:-}" ]; then   # listed before eth0, reaching nobody
+            ip -n "$ns" link add decoy0 type veth peer name decoy1 &&
+                ip -n "$ns" addr add "10.88.0.$n/24" dev decoy0 &&
+                ip -n "$ns" link set decoy0 up && ip -n "$ns" link set decoy1 up ||
+                nvm_skip "cannot make a decoy interface"
+        fi
         ip -n "$sw" link add "p$n" type veth peer name eth0 netns "$ns" &&
             ip -n "$sw" link set "p$n" master br0 && ip -n "$sw" link set "p$n" up &&
             ip -n "$ns" addr add "$(nvm_addr $n)/24" dev eth0 &&
