@@ -216,6 +216,7 @@ const struct pvm_route_ops pvmx_am_route = {
     .wait_fds = r_wait_fds,
     .filter = r_filter,
     .sent_daemon = r_sent_daemon,
+    .settle = pvmx_settle,
     .on_connect = r_connect,
     .on_exit = r_exit,
     .mbox_prefix = PVMAM_MBOX_PREFIX,

@@ -49,6 +49,7 @@ struct pvmx_peer {
     int need_watch;       /* ask the pvmd to tell us when it exits */
     int need_close;       /* the pvmd says it exited: close its link */
     int watch_wid;        /* the pvmd will answer when its address is there */
+    int settled;          /* a first send has waited for its link (settle.c) */
     am_endpoint_t *ep;
     char addr[AM_ADDR_MAX];   /* its AM address, with its secret (libam/am.h) */
     /* message being reassembled from its fragments */
@@ -124,6 +125,8 @@ void pvmx_link_consider(struct pvmx_peer *p);
 int pvmx_link_want(struct pvmx_peer *p);
 /* Open the AM link to p as the connecting side (smaller tid). */
 int pvmx_link_connect(struct pvmx_peer *p);
+/* route.h's settle: a first send to tid waits briefly for its link. */
+int pvmx_settle(void *ctx, int tid);
 /* Control message tag to dst over the daemon route: ints, then a counted
  * string when str is not NULL.  0 or a PVM error. */
 int pvmx_send_ctrl(int dst, int tag, const int *ints, int nint, const char *str);

@@ -147,3 +147,14 @@ tests_integration_stranger_raw_LDADD = libam.la
 tests_integration_stranger_raw_LDFLAGS = -static
 TESTS += tests/integration/stranger.sh
 EXTRA_DIST += tests/integration/stranger.sh
+
+# Streaming right after pvm_spawn, no pvmam_init (issue 20, link set-up).
+check_PROGRAMS += tests/integration/spawnstream_am tests/integration/spawnstream_stock
+tests_integration_spawnstream_am_SOURCES = tests/integration/spawnstream.c
+tests_integration_spawnstream_am_CPPFLAGS = -DSS_AM -I$(top_srcdir)/pvmam
+tests_integration_spawnstream_am_LDADD = libpvm3am.la
+tests_integration_spawnstream_am_LDFLAGS = -no-install
+tests_integration_spawnstream_stock_SOURCES = tests/integration/spawnstream.c
+tests_integration_spawnstream_stock_CPPFLAGS =
+tests_integration_spawnstream_stock_LDADD = -lpvm3
+TESTS += tests/integration/spawnstream.sh
