@@ -50,12 +50,12 @@ struct pvm_route_ops {
      * once the message is out (e.g. to start opening a link: that is done
      * from poll, where a route may make daemon requests). */
     int (*sent_daemon)(void *ctx, int tid, const struct pmsg *m);
-    /* Optional: a user message to tid is about to go through the daemon
-     * because no route reaches it.  The route may wait, briefly and
-     * bounded, with pvmi_progress() until it does (a link that is
+    /* Optional: a user message of len bytes to tid is about to go through
+     * the daemon because no route reaches it.  The route may wait, briefly
+     * and bounded, with pvmi_progress() until it does (a link that is
      * opening); called at the start of a send, a safe point.  Returns
      * nonzero if it reaches tid now. */
-    int (*settle)(void *ctx, int tid);
+    int (*settle)(void *ctx, int tid, size_t len);
     /* Optional: the task got its tid / is leaving. */
     void (*on_connect)(void *ctx);
     void (*on_exit)(void *ctx);

@@ -125,8 +125,8 @@ void pvmx_link_consider(struct pvmx_peer *p);
 int pvmx_link_want(struct pvmx_peer *p);
 /* Open the AM link to p as the connecting side (smaller tid). */
 int pvmx_link_connect(struct pvmx_peer *p);
-/* route.h's settle: a first send to tid waits briefly for its link. */
-int pvmx_settle(void *ctx, int tid);
+/* route.h's settle: a first big send to tid waits briefly for its link. */
+int pvmx_settle(void *ctx, int tid, size_t len);
 /* Control message tag to dst over the daemon route: ints, then a counted
  * string when str is not NULL.  0 or a PVM error. */
 int pvmx_send_ctrl(int dst, int tag, const int *ints, int nint, const char *str);

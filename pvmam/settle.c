@@ -5,8 +5,8 @@
  * through the pvmd while the link opens behind it.  A master that streams
  * right after pvm_spawn would so send its first megabytes through the
  * pvmd, because the child has not even started.  So before the first
- * user message to a peer goes through the daemon (route.h's settle op),
- * it waits, once per peer:
+ * user message of SETTLE_MIN_BYTES or more to a peer goes through the
+ * daemon (route.h's settle op), it waits, once per peer:
  *  - for a peer not known yet while it has not connected to its pvmd
  *    (spawned and still starting: it could not read the message anyway),
  *    at most SETTLE_START_MS, and then SETTLE_GRACE_MS more for its
@@ -15,12 +15,16 @@
  *    once;
  *  - for a libpvm3am peer (its address is in the mailbox) at most
  *    SETTLE_MS more, until the link is open.
+ * A smaller message does not wait: through the pvmd it costs less than
+ * the link's set-up (several daemon hops), and a start-up reply, the
+ * common first message, would only be delayed.
  * A peer that is busy outside PVM calls cannot answer the link set-up;
  * the bound keeps the sender from waiting on it, and the daemon route
  * carries the message as before.
  */
 #include "pvmam_int.h"
 
+#define SETTLE_MIN_BYTES 65536
 #define SETTLE_START_MS 1000
 #define SETTLE_MS 100
 #define SETTLE_GRACE_MS 20
@@ -51,10 +55,10 @@ static int worth_waiting(struct pvmx_peer *p, long long now, long long *asked,
     return 1;
 }
 
-int pvmx_settle(void *ctx, int tid)
+int pvmx_settle(void *ctx, int tid, size_t len)
 {
     (void)ctx;
-    if (!pvmx.on || pvmx.starting || pvmx.exiting || tid == pvmx.mytid)
+    if (len < SETTLE_MIN_BYTES || !pvmx.on || pvmx.starting || pvmx.exiting || tid == pvmx.mytid)
         return 0;
     struct pvmx_peer *p = pvmx_peer_get(tid);
     if (!p || p->settled)
