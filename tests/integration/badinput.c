@@ -110,8 +110,9 @@ int main(int argc, char **argv)
         int tid, v = 0;
         /* The child's real message must follow its garbage through the
          * pvmd: the unfinished start is only found broken when the next
-         * fragment from that task comes the same way.  Over AM the real
-         * message would wait for its link (pvmam/settle.c) and bypass it. */
+         * fragment from that task comes the same way.  Over an AM link
+         * (the parent connects as soon as the child has published, and
+         * may be open by then) the real message would bypass it. */
         setenv("PVMAM_TRANSPORT", "off", 1);
         const char *ex = getenv("PVM_EXPORT");
         char exp[1024];
