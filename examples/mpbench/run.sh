@@ -134,7 +134,7 @@ run_one() {
 raw_tests() {
     case $TESTS in
     all) echo all ;;
-    *) echo "$TESTS" | sed 's/roundtrip//; s/latency/tcp_latency,udp_latency/; s/bandwidth/tcp_bandwidth/' ;;
+    *) echo "$TESTS" | sed 's/roundtrip//; s/latency/tcp_latency,udp_latency/; s/bandwidth/tcp_bandwidth,udp_bandwidth/' ;;
     esac
 }
 
