@@ -147,3 +147,12 @@ tests_integration_stranger_raw_LDADD = libam.la
 tests_integration_stranger_raw_LDFLAGS = -static
 TESTS += tests/integration/stranger.sh
 EXTRA_DIST += tests/integration/stranger.sh
+
+# One task, several transports (PVMAM_TRANSPORT lists such as shm,tcp):
+# the transport chosen per peer, malformed address lists, stats per peer.
+check_PROGRAMS += tests/integration/mixed_am
+tests_integration_mixed_am_SOURCES = tests/integration/mixed.c
+tests_integration_mixed_am_LDADD = libpvm3am.la
+tests_integration_mixed_am_LDFLAGS = -no-install
+TESTS += tests/integration/mixed.sh
+EXTRA_DIST += tests/integration/mixed.sh
