@@ -33,7 +33,7 @@ static int known_transport(const char *t)
     return !strcmp(t, "off");
 }
 
-/* "tcp, udp, shm, a list of two such as shm,tcp, or off": the valid
+/* "tcp, udp, shm, two of them ... such as shm,tcp, or off": the valid
  * values, for the error line. */
 static void transport_choices(char *buf, size_t size)
 {
@@ -44,7 +44,7 @@ static void transport_choices(char *buf, size_t size)
             break;
         l += (size_t)k;
     }
-    snprintf(buf + l, size - l, ", two of them in order of preference (%s), or off",
+    snprintf(buf + l, size - l, ", two of them in order of preference such as %s, or off",
              PVMX_DEFAULT_TRANSPORT);
 }
 
