@@ -28,12 +28,13 @@ tests_integration_ampath_am_LDADD = libpvm3am.la
 tests_integration_ampath_am_LDFLAGS = -no-install
 
 # The whole integration suite (interop, badinput, examples, ampath) runs
-# once per PVMAM_TRANSPORT.
+# once per PVMAM_TRANSPORT, and once with none set (the default, shm,tcp).
 TESTS += tests/integration/suite-off.sh tests/integration/suite-tcp.sh \
-	tests/integration/suite-udp.sh tests/integration/suite-shm.sh
+	tests/integration/suite-udp.sh tests/integration/suite-shm.sh \
+	tests/integration/suite-mixed.sh
 EXTRA_DIST += tests/integration/suite.sh tests/integration/suite-off.sh \
 	tests/integration/suite-tcp.sh tests/integration/suite-udp.sh \
-	tests/integration/suite-shm.sh \
+	tests/integration/suite-shm.sh tests/integration/suite-mixed.sh \
 	tests/integration/ampath.sh tests/integration/ampath.c
 
 # PVM over AM/udp with real loss (a network namespace and nftables).
@@ -158,3 +159,12 @@ tests_integration_spawnstream_stock_SOURCES = tests/integration/spawnstream.c
 tests_integration_spawnstream_stock_CPPFLAGS =
 tests_integration_spawnstream_stock_LDADD = -lpvm3
 TESTS += tests/integration/spawnstream.sh
+
+# One task, several transports (PVMAM_TRANSPORT lists such as shm,tcp):
+# the transport chosen per peer, malformed address lists, stats per peer.
+check_PROGRAMS += tests/integration/mixed_am
+tests_integration_mixed_am_SOURCES = tests/integration/mixed.c
+tests_integration_mixed_am_LDADD = libpvm3am.la
+tests_integration_mixed_am_LDFLAGS = -no-install
+TESTS += tests/integration/mixed.sh
+EXTRA_DIST += tests/integration/mixed.sh
