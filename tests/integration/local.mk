@@ -168,3 +168,12 @@ tests_integration_mixed_am_LDADD = libpvm3am.la
 tests_integration_mixed_am_LDFLAGS = -no-install
 TESTS += tests/integration/mixed.sh
 EXTRA_DIST += tests/integration/mixed.sh
+
+# Many tasks (issue 20, scale): a ring, an all-to-all sample and a master
+# linked with every child, on demand and with pvmam_init.
+check_PROGRAMS += tests/integration/scale_am
+tests_integration_scale_am_SOURCES = tests/integration/scale.c
+tests_integration_scale_am_CPPFLAGS = -I$(top_srcdir)/pvmam
+tests_integration_scale_am_LDADD = libpvm3am.la
+tests_integration_scale_am_LDFLAGS = -no-install
+TESTS += tests/integration/scale.sh
