@@ -8,9 +8,17 @@
 #include <string.h>
 #include "pvmam_int.h"
 
-static int parse_uint(const char *name, unsigned lo, unsigned hi, unsigned *out)
+/* A setting, or NULL when unset or empty: `PVMAM_X= prog` asks for the
+ * default, as a shell user would expect, rather than for an error. */
+static const char *setting(const char *name)
 {
     const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+static int parse_uint(const char *name, unsigned lo, unsigned hi, unsigned *out)
+{
+    const char *v = setting(name);
     if (!v)
         return 0;
     char *end;
@@ -88,7 +96,7 @@ int pvmx_read_config(struct pvmx_config *cfg)
     cfg->timeout_ms = 30000;
     cfg->verbose = 0;
     int bad = 0;
-    const char *t = getenv("PVMAM_TRANSPORT");
+    const char *t = setting("PVMAM_TRANSPORT");
     if (t) {
         if (parse_transport(t, cfg) < 0) {
             char choices[128];
@@ -99,7 +107,7 @@ int pvmx_read_config(struct pvmx_config *cfg)
             parse_transport("off", cfg);
         }
     }
-    const char *w = getenv("PVMAM_WAIT");
+    const char *w = setting("PVMAM_WAIT");
     if (w && pvmi_wait_set(w) < 0) {
         /* waiting is pvm3's: the daemon route waits the same way */
         fprintf(stderr, "libpvm3am: PVMAM_WAIT=\"%s\" is not valid (%s); "
