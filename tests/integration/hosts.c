@@ -64,6 +64,12 @@ static unsigned checksum(const int *v, int n)
     return h;
 }
 
+/* A link's transport as a number: 0 none, 1 shm, 2 tcp, 3 udp. */
+static int tr_code(const char *t)
+{
+    return !t ? 0 : !strcmp(t, "shm") ? 1 : !strcmp(t, "tcp") ? 2 : !strcmp(t, "udp") ? 3 : 0;
+}
+
 static void pack_job(const struct job *j)
 {
     pvm_pkint((int *)&j->n, 1, 1);
@@ -176,7 +182,7 @@ static void worker(void)
         CHECK(ok, "content of round %d from %d", r, from);
     }
     /* before the group calls, which send among workers too */
-    int am[MAXW] = { 0 }, pvmd[MAXW] = { 0 };
+    int am[MAXW] = { 0 }, pvmd[MAXW] = { 0 }, tr[MAXW] = { 0 };
     int isam = 0;
 #ifdef PVMAM_BUILD
     isam = 1;
@@ -185,6 +191,7 @@ static void worker(void)
         if (k != me && pvmam_stats(j.tid[k], &s) == 0) {
             am[k] = (int)s.am_msgs_sent - am_before[k];
             pvmd[k] = (int)s.pvmd_msgs_sent - pvmd_before[k];
+            tr[k] = tr_code(s.transport);
         }
     }
 #endif
@@ -201,6 +208,7 @@ static void worker(void)
     pvm_pkint(&isam, 1, 1);
     pvm_pkint(am, j.n, 1);
     pvm_pkint(pvmd, j.n, 1);
+    pvm_pkint(tr, j.n, 1);
     pvm_send(parent, T_REPORT);
     pvm_lvgroup(GROUP);
     pvm_exit();
@@ -250,10 +258,19 @@ static int master(int per_host, int rounds, char **bins)
     pvm_pkint(&bc, 1, 1);
     CHECK(pvm_bcast(GROUP, T_BCAST) >= 0, "bcast");
 
+    /* PVMAM_TRANSPORT "a,b": a on the same host, b between hosts (shm
+     * reaches this host only); "a": a everywhere */
+    const char *te = getenv("PVMAM_TRANSPORT");
+    char tl[32];
+    snprintf(tl, sizeof tl, "%s", te && *te ? te : "shm,tcp");
+    char *comma = strchr(tl, ',');
+    if (comma)
+        *comma++ = 0;
+    int tr_local = tr_code(tl), tr_remote = tr_code(comma ? comma : tl);
     long am_msgs = 0, cross = 0;
     for (int m = 0; m < j.n; m++) {
         struct timeval tmo = { 60, 0 };
-        int me, wf, isam, am[MAXW], pvmd[MAXW];
+        int me, wf, isam, am[MAXW], pvmd[MAXW], tr[MAXW];
         if (pvm_trecv(-1, T_REPORT, &tmo) <= 0) {
             CHECK(0, "no report from a worker within 60 s");
             break;
@@ -263,6 +280,7 @@ static int master(int per_host, int rounds, char **bins)
         pvm_upkint(&isam, 1, 1);
         pvm_upkint(am, j.n, 1);
         pvm_upkint(pvmd, j.n, 1);
+        pvm_upkint(tr, j.n, 1);
         CHECK(wf == 0, "worker %d (host %d) saw %d errors", me, j.host[me], wf);
         if (!isam || !strcmp(getenv("PVMAM_TRANSPORT") ? getenv("PVMAM_TRANSPORT") : "", "off"))
             continue;
@@ -275,14 +293,19 @@ static int master(int per_host, int rounds, char **bins)
                       me, k, j.host[me], j.host[k], am[k], pvmd[k], rounds);
                 am_msgs += am[k];
                 cross += am[k] * (j.host[k] != j.host[me]);
+                int want = j.host[k] == j.host[me] ? tr_local : tr_remote;
+                CHECK(tr[k] == want, "worker %d -> %d (hosts %d -> %d): transport %d, want %d "
+                      "(1 shm, 2 tcp, 3 udp)", me, k, j.host[me], j.host[k], tr[k], want);
             } else {
                 CHECK(am[k] == 0 && pvmd[k] == rounds,
                       "worker %d -> stock %d: %d over AM, %d via the pvmd", me, k, am[k], pvmd[k]);
             }
         }
     }
+    static const char *const trn[] = { "none", "shm", "tcp", "udp" };
     printf("all-to-all: %ld messages between libpvm3am workers over AM, %ld of them between "
-           "hosts\n", am_msgs, cross);
+           "hosts; links on a host over %s, between hosts over %s\n", am_msgs, cross,
+           trn[tr_local], trn[tr_remote]);
     pvm_lvgroup(GROUP);
     pvm_exit();
     return fails != 0;

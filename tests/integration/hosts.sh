@@ -19,10 +19,13 @@ run() {
     echo "== PVMAM_TRANSPORT=${PVMAM_TRANSPORT:-default} $*"
     nvm_on 1 timeout 120 "$@" || { echo "FAILED: $*"; rc=1; }
 }
-for tr in tcp udp; do
-    export PVMAM_TRANSPORT=$tr
+# the default (shm for peers on the same host, tcp for the others), then
+# tcp and udp alone
+for tr in default tcp udp; do
+    if [ $tr = default ]; then unset PVMAM_TRANSPORT; else export PVMAM_TRANSPORT=$tr; fi
     run "$B/hosts_am" MASTER 3 10 "$B/hosts_am" "$B/hosts_stock"
 done
+unset PVMAM_TRANSPORT
 run "$B/hosts_stock" MASTER 3 10 "$B/hosts_stock" "$B/hosts_am"
 for m in am stock; do
     other=stock; [ $m = stock ] && other=am
