@@ -7,7 +7,9 @@
  * /dev/shm entry) holding two single-producer/single-consumer byte rings,
  * one per direction; head and tail sit on separate cache lines, and a
  * receiver that polls makes no system call.  The connector makes the
- * segment and passes it with its wake-up eventfd over an abstract AF_UNIX
+ * segment (sealed against shrinking: the acceptor's mapping must never
+ * end past the file's end, which faults) and passes it with its wake-up
+ * eventfd over an abstract AF_UNIX
  * socket named "pvmam-" + the acceptor's address (abstract names are per
  * network namespace and vanish with their socket); the peer must have our
  * uid (SO_PEERCRED).  The acceptor answers with its own eventfd.  The
@@ -172,6 +174,15 @@ static int can_read(const struct shm *s, pid_t pid, uint64_t addr, uint64_t val)
     struct iovec l = { &got, sizeof got }, r = { (void *)(uintptr_t)addr, sizeof got };
     return !s->no_cma && pid > 0 &&
            process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)sizeof got && got == val;
+}
+
+/* Is fd an eventfd, like our own?  We write the peer's to wake it: any
+ * other kind of file could block that write or mean something else. */
+static int is_eventfd(const struct shm *s, int fd)
+{
+    struct stat a, b;
+    return fstat(fd, &a) == 0 && fstat(s->efd, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino && (a.st_mode & S_IFMT) == (b.st_mode & S_IFMT);
 }
 
 /* ---- the socket: descriptors passed with SCM_RIGHTS ----------------------- */
@@ -403,7 +414,9 @@ static int shm_connect(am_interface_t *ifc, am_endpoint_t *ep)
     }
     if (peer_pid(fd, &e->pid) < 0)
         goto fail;
-    if ((memfd = memfd_create("pvmam-shm", MFD_CLOEXEC)) < 0 || ftruncate(memfd, (off_t)size) < 0)
+    if ((memfd = memfd_create("pvmam-shm", MFD_CLOEXEC | MFD_ALLOW_SEALING)) < 0 ||
+        ftruncate(memfd, (off_t)size) < 0 ||
+        fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
         goto fail;
     base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
     if (base == MAP_FAILED)
@@ -447,7 +460,7 @@ static int take_welcome(am_interface_t *ifc, am_endpoint_t *ep, uint64_t deadlin
     int rc = recv_fds(e->fd, &w, sizeof w, &efd, 1, deadline);
     if (rc < 0)
         return rc;
-    if (w.magic != SEG_MAGIC || w.version != SEG_VERSION) {
+    if (w.magic != SEG_MAGIC || w.version != SEG_VERSION || !is_eventfd(ifc->trd, efd)) {
         close(efd);
         return AM_ERR_DEAD;
     }
@@ -522,9 +535,11 @@ static int attach_parked(am_interface_t *ifc, am_endpoint_t *ep, struct parked *
     struct shm_ep *e = ep->tp;
     uint64_t R = pk->h.ring_size;
     struct stat st;
+    int seals = fcntl(pk->memfd, F_GET_SEALS);
     if (R < RING_MIN || R > RING_MAX || (R & (R - 1)) || pk->h.seg_size != DATA_OFF + 2 * R ||
-        fstat(pk->memfd, &st) < 0 || (uint64_t)st.st_size != pk->h.seg_size)
-        return AM_ERR_DEAD;
+        fstat(pk->memfd, &st) < 0 || (uint64_t)st.st_size != pk->h.seg_size ||
+        seals < 0 || !(seals & F_SEAL_SHRINK) || !is_eventfd(s, pk->efd))
+        return AM_ERR_DEAD;   /* a segment it could shrink would fault us (SIGBUS) */
     char *base = mmap(NULL, pk->h.seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, pk->memfd, 0);
     if (base == MAP_FAILED)
         return AM_ERR_SYS;

@@ -16,6 +16,8 @@
  *                 by the name A accepts unless flag 4
  *              8: the peer's socket closes before A's last polls (A reads
  *                 what is left, then the endpoint is dead)
+ *             16: the segment is not sealed, and once A has accepted the
+ *                 peer shrinks it to nothing (A must have refused it)
  *   u16 start  (big endian) A's first record is at start * 8 in the ring
  *              (a PAD record before it): wrap-around with small inputs
  *   then pieces: u16 len (big endian; top bit: no poll after this one),
@@ -151,7 +153,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (memfd < 0 || efd < 0 || ftruncate(memfd, (off_t)SEG_SIZE) < 0)
         goto out;
-    fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+    if (!(flags & 16))
+        fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
     base = mmap(NULL, SEG_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
     if (base == MAP_FAILED)
         goto out;
@@ -189,6 +192,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     uint64_t head = 0;
+    if (flags & 16) {   /* A reads its ring, we no longer touch ours */
+        if (ftruncate(memfd, 0) == 0)
+            for (int i = 0; i < 4; i++)
+                am_poll(a);
+        goto out;
+    }
     if (start) {   /* a well-formed PAD up to start */
         struct rec r = { REC_PAD, (uint32_t)(start - sizeof r) };
         put(ring, head, (const uint8_t *)&r, sizeof r);

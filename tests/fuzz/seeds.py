@@ -136,6 +136,7 @@ def shm_seeds(seeds):
     seeds["fuzz_am_shm/big_cma_unmapped"] = Ring(flags=1).rec(REC_BIG, big(hdr(REQ, n), BIG_CMA, b"\x01" * 64, 1,
                                                                            ((4096, n - 64),))).out
     seeds["fuzz_am_shm/peer_gone"] = Ring(flags=8).rec(REC_AM, req, False).rec(REC_AM, req2, False).out
+    seeds["fuzz_am_shm/unsealed_shrunk"] = Ring(flags=16).rec(REC_AM, req).out
     seeds["fuzz_am_shm/hello"] = Ring(flags=2, hello=shm_hello()).rec(REC_AM, req).out
     seeds["fuzz_am_shm/hello_no_key"] = Ring(flags=2, hello=shm_hello(key=0)).rec(REC_AM, req).out
     seeds["fuzz_am_shm/hello_wrong_key"] = Ring(flags=2, hello=shm_hello(key=WRONG)).rec(REC_AM, req).out
