@@ -82,10 +82,26 @@ struct parked {
     struct hello h;
 };
 
+/* Connections whose hello has not come yet: never waited for, so one
+ * that says nothing costs the task a slot for at most HELLO_WAIT_US, not
+ * a stall (see tr_tcp.c).  In the epoll set as GREET_TAG(fd): endpoints
+ * are pointers (multiples of 8, +1 for their pidfd), the rest is 1 or 2. */
+#define MAX_GREET 64             /* full: the oldest goes */
+#define HELLO_WAIT_US 1000000u   /* a real connector says hello at once */
+#define GREET_TAG(fd) ((uint64_t)(fd) << 3 | 3)
+
+struct greeting {
+    int fd;
+    pid_t pid;
+    uint64_t since_us;
+};
+
 struct shm {
     int lfd, epfd, efd;
     struct parked *park;
     int npark, park_cap;
+    struct greeting greet[MAX_GREET];
+    int ngreet;
     unsigned polls;
     int armed;                   /* am_event_fd marked the rings: am_poll unmarks */
     int no_cma;                  /* LIBAM_SHM_NO_CMA: never read peers' memory */
@@ -304,6 +320,8 @@ static void shm_shutdown(am_interface_t *ifc)
     struct shm *s = ifc->trd;
     for (int i = 0; i < s->npark; i++)
         close_parked(&s->park[i]);
+    for (int i = 0; i < s->ngreet; i++)
+        close(s->greet[i].fd);
     free(s->park);
     close(s->lfd);
     close(s->epfd);
@@ -471,9 +489,26 @@ static int take_welcome(am_interface_t *ifc, am_endpoint_t *ep, uint64_t deadlin
     return AM_OK;
 }
 
+static void greet_drop(am_interface_t *ifc, struct shm *s, int i, int count)
+{
+    epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->greet[i].fd, NULL);
+    close(s->greet[i].fd);
+    s->greet[i] = s->greet[--s->ngreet];
+    if (count)
+        ifc->st.drops++;
+}
+
+/* Close parked connections nobody claimed in time, and connections whose
+ * hello did not come in time. */
 static void expire_parked(am_interface_t *ifc, struct shm *s)
 {
     uint64_t now = amx_now_us(), limit = (uint64_t)ifc->cfg.connect_timeout_ms * 1000u;
+    for (int i = 0; i < s->ngreet;) {
+        if (now - s->greet[i].since_us > HELLO_WAIT_US)
+            greet_drop(ifc, s, i, 1);
+        else
+            i++;
+    }
     for (int i = 0; i < s->npark;) {
         if (now - s->park[i].since_us > limit) {
             close_parked(&s->park[i]);
@@ -485,21 +520,23 @@ static void expire_parked(am_interface_t *ifc, struct shm *s)
     }
 }
 
-/* Accept one pending connection and park it under the name its hello says. */
-static void accept_one(am_interface_t *ifc)
+/* Read greeting i's hello if it has come, and park the connection under
+ * the name it says; one without our secret is closed (auth_drops). */
+static void greet_input(am_interface_t *ifc, struct shm *s, int i)
 {
-    struct shm *s = ifc->trd;
     struct parked pk;
     int fds[2];
-    pk.fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (pk.fd < 0)
-        return;
-    if (peer_pid(pk.fd, &pk.pid) < 0 ||
-        recv_fds(pk.fd, &pk.h, sizeof pk.h, fds, 2, amx_now_us() + 1000000u) < 0) {
-        ifc->st.drops++;   /* another user, garbage, or a stranger that says nothing */
-        close(pk.fd);
+    int rc = recv_fds(s->greet[i].fd, &pk.h, sizeof pk.h, fds, 2, 0);
+    if (rc == AM_ERR_TIMEOUT)
+        return;   /* not yet */
+    if (rc < 0) {
+        greet_drop(ifc, s, i, 1);   /* garbage, or gone */
         return;
     }
+    epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->greet[i].fd, NULL);   /* parked: not watched */
+    pk.fd = s->greet[i].fd;
+    pk.pid = s->greet[i].pid;
+    s->greet[i] = s->greet[--s->ngreet];
     pk.memfd = fds[0];
     pk.efd = fds[1];
     pk.since_us = amx_now_us();
@@ -526,6 +563,64 @@ static void accept_one(am_interface_t *ifc)
         s->park_cap = cap;
     }
     s->park[s->npark++] = pk;
+}
+
+static int greet_find(const struct shm *s, int fd)
+{
+    for (int i = 0; i < s->ngreet; i++)
+        if (s->greet[i].fd == fd)
+            return i;
+    return -1;
+}
+
+/* Accept one pending connection of our uid and read its hello if it has
+ * come (a real connector's has). */
+static void accept_one(am_interface_t *ifc)
+{
+    struct shm *s = ifc->trd;
+    pid_t pid;
+    int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0)
+        return;
+    if (peer_pid(fd, &pid) < 0) {
+        ifc->st.drops++;   /* another user: nothing is read */
+        close(fd);
+        return;
+    }
+    if (s->ngreet == MAX_GREET) {   /* the oldest has had the longest to speak */
+        int old = 0;
+        for (int i = 1; i < s->ngreet; i++)
+            if (s->greet[i].since_us < s->greet[old].since_us)
+                old = i;
+        greet_drop(ifc, s, old, 1);
+    }
+    struct epoll_event ev = { .events = EPOLLIN, .data.u64 = GREET_TAG(fd) };
+    if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+        close(fd);
+        ifc->st.drops++;
+        return;
+    }
+    s->greet[s->ngreet++] = (struct greeting){ .fd = fd, .pid = pid, .since_us = amx_now_us() };
+    greet_input(ifc, s, s->ngreet - 1);
+}
+
+/* Wait up to ms for connections and hellos, and take them in. */
+static void wait_greetings(am_interface_t *ifc, struct shm *s, int ms)
+{
+    struct pollfd p[1 + MAX_GREET];
+    int n = 0;
+    p[n++] = (struct pollfd){ .fd = s->lfd, .events = POLLIN };
+    for (int i = 0; i < s->ngreet; i++)
+        p[n++] = (struct pollfd){ .fd = s->greet[i].fd, .events = POLLIN };
+    if (poll(p, (nfds_t)n, ms) <= 0)
+        return;
+    for (int k = 1; k < n; k++) {
+        int i = p[k].revents ? greet_find(s, p[k].fd) : -1;
+        if (i >= 0)
+            greet_input(ifc, s, i);
+    }
+    if (p[0].revents)
+        accept_one(ifc);
 }
 
 /* Map the connector's segment after checking every size it claims. */
@@ -583,9 +678,9 @@ static int shm_accept(am_interface_t *ifc, am_endpoint_t *ep)
         uint64_t now = amx_now_us();
         if (now >= deadline)
             return AM_ERR_TIMEOUT;
-        struct pollfd p = { .fd = s->lfd, .events = POLLIN };
-        if (poll(&p, 1, (int)((deadline - now) / 1000 + 1)) > 0)
-            accept_one(ifc);
+        expire_parked(ifc, s);
+        int ms = (int)((deadline - now) / 1000 + 1);
+        wait_greetings(ifc, s, ms > 100 ? 100 : ms);   /* wake to expire greetings */
     }
 }
 
@@ -936,12 +1031,16 @@ static int run_events(am_interface_t *ifc)
     struct shm *s = ifc->trd;
     struct epoll_event evs[32];
     int handled = 0;
-    if (s->npark)
+    if (s->npark || s->ngreet)
         expire_parked(ifc, s);
     int n = epoll_wait(s->epfd, evs, 32, 0);
     for (int i = 0; i < n; i++) {
         uint64_t d = evs[i].data.u64;
-        if (d == EV_LISTEN) {
+        if ((d & 7) == 3) {   /* GREET_TAG */
+            int g = greet_find(s, (int)(d >> 3));
+            if (g >= 0)
+                greet_input(ifc, s, g);
+        } else if (d == EV_LISTEN) {
             accept_one(ifc);
         } else if (d == EV_WAKE) {
             uint64_t v;
