@@ -87,3 +87,20 @@ bench-fft: examples/fft/fft_stock examples/fft/fft_am
 	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' PVMD='$(PVMD)' \
 	  BENCH_QUICK='$(BENCH_QUICK)' bash $(top_srcdir)/examples/fft/run.sh --out '$(FFT_OUT)'
 BENCH_TARGETS += bench-fft
+
+# Job start-up time (issue 20): spawn N, one packed reply from each.
+noinst_PROGRAMS += examples/startup/startup_stock examples/startup/startup_am
+examples_startup_startup_stock_SOURCES = examples/startup/startup.c
+examples_startup_startup_stock_CPPFLAGS =
+examples_startup_startup_stock_LDADD = -lpvm3
+examples_startup_startup_am_SOURCES = examples/startup/startup.c
+examples_startup_startup_am_CPPFLAGS =
+examples_startup_startup_am_LDADD = libpvm3am.la
+examples_startup_startup_am_LDFLAGS = -no-install
+EXTRA_DIST += examples/startup/run.sh
+
+.PHONY: bench-startup
+bench-startup: examples/startup/startup_stock examples/startup/startup_am
+	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' PVMD='$(PVMD)' \
+	  bash $(top_srcdir)/examples/startup/run.sh 8 15 stock am-default am-off
+BENCH_TARGETS += bench-startup

@@ -145,10 +145,20 @@ struct pmsg *pvmi_msgq_take(struct pvmi_msgq *q)
     return m;
 }
 
+/* Control work this pvmi_progress (depth 1) can run when its wait ends.
+ * Work deferred behind a pending daemon request or an outer call is no
+ * reason to stop waiting: counting it made every wait of a request
+ * whose reply came after a control message (TC_SIBLINGS at start-up) a
+ * busy loop of zero-timeout polls. */
+static int control_runnable(void)
+{
+    return chead && depth == 1 && !pvmi_tm_busy();
+}
+
 /* Something arrived since the wait began, or there is work to run. */
 static int woken(const void *in_before)
 {
-    return ninput != *(const unsigned long *)in_before || chead || pvmi.dead;
+    return ninput != *(const unsigned long *)in_before || control_runnable() || pvmi.dead;
 }
 
 int pvmi_progress(int timeout_ms)
@@ -160,7 +170,7 @@ int pvmi_progress(int timeout_ms)
         return PvmSysErr;
     depth++;
     pvmi_routes_poll();
-    if (ndelivered != before || chead)
+    if (ndelivered != before || control_runnable())
         timeout_ms = 0;
     rc = pvmi_wait(timeout_ms, woken, &in_before);
     depth--;

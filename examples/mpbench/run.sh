@@ -1,6 +1,6 @@
 #!/bin/bash
 # run.sh - the MPBench comparison: stock PVM (default and direct route),
-# libpvm3am with each PVMAM_TRANSPORT, raw sockets and Open MPI (mpi, where
+# libpvm3am with each PVMAM_TRANSPORT (am-default: none set), raw sockets and Open MPI (mpi, where
 # mpbench_mpi was built), in one private VM, interleaved round by round;
 # then medians, figures and the summary table.
 #   run.sh [--quick] [--out DIR] [--rounds N] [--reps N] [--configs LIST]
@@ -89,6 +89,9 @@ mpb() {
     stock-direct)  (unset PVMAM_TRANSPORT; timeout 300 "$B/mpbench_stock" -d "$@") ;;
     am-*@*)   # am-TRANSPORT@POLICY: with PVMAM_WAIT=POLICY
         (export PVMAM_WAIT=${cfg#*@}; mpb "${cfg%@*}" "$@") ;;
+    am-default)   # no PVMAM_TRANSPORT: what a user gets (shm,tcp)
+        (unset PVMAM_TRANSPORT; export PVM_EXPORT=${PVM_EXPORT:+$PVM_EXPORT:}PVMAM_WAIT
+         timeout 300 "$B/mpbench_am" "$@") ;;
     am-*)
         # spawned tasks get the transport through PVM_EXPORT, as users would do it
         (export PVMAM_TRANSPORT=${cfg#am-} PVM_EXPORT=${PVM_EXPORT:+$PVM_EXPORT:}PVMAM_TRANSPORT:PVMAM_WAIT
@@ -134,7 +137,7 @@ run_one() {
 raw_tests() {
     case $TESTS in
     all) echo all ;;
-    *) echo "$TESTS" | sed 's/roundtrip//; s/latency/tcp_latency,udp_latency/; s/bandwidth/tcp_bandwidth/' ;;
+    *) echo "$TESTS" | sed 's/roundtrip//; s/latency/tcp_latency,udp_latency/; s/bandwidth/tcp_bandwidth,udp_bandwidth/' ;;
     esac
 }
 
