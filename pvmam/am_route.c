@@ -92,8 +92,8 @@ static int r_poll(void *ctx)
         n += rc > 0 ? rc : 0;
         moved |= am_bytes_read(pvmx.ifc[i]) != before;
     }
-    pvmx_link_work();
-    return n > 0 ? n : moved;
+    int changed = pvmx_link_work();
+    return n > 0 ? n : moved || changed;
 }
 
 static int r_wait_fds(void *ctx, struct pollfd *fds, int max, int *timeout_ms)

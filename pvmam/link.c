@@ -427,11 +427,12 @@ static void watches_answered(void)
     }
 }
 
-void pvmx_link_work(void)
+int pvmx_link_work(void)
 {
+    int opened = 0;
     watches_answered();
     if (!pending)
-        return;
+        return 0;
     for (int i = 0; i < pvmx_peer_count(); i++) {
         struct pvmx_peer *p = pvmx_peer_at(i);
         if (p->need_nak) {
@@ -447,11 +448,14 @@ void pvmx_link_work(void)
             if (pvmx_send_ctrl(p->tid, PVMAM_TAG_SWITCH, NULL, 0, NULL) < 0)
                 p->dead = 1;
             p->tx_open = 1;   /* SWITCH is our last daemon-route message to p */
+            opened++;
         }
         if (p->need_watch)
             watch_exit(p);
-        if (p->need_close)
+        if (p->need_close) {
             close_exited(p);
+            opened++;
+        }
         if (p->need_ready) {
             /* READY is our last daemon-route message to p: AM after it */
             p->need_ready = 0;
@@ -459,6 +463,7 @@ void pvmx_link_work(void)
                 p->dead = 1;
             p->tx_open = 1;
             p->conn_sent = 0;
+            opened++;
         }
         if (p->need_connect) {
             p->need_connect = 0;
@@ -478,4 +483,5 @@ void pvmx_link_work(void)
     pending = 0;
     for (int i = 0; i < pvmx_peer_count(); i++)
         pending += has_work(pvmx_peer_at(i));
+    return opened;
 }

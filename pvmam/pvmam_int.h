@@ -147,7 +147,9 @@ int pvmx_publish(void);                      /* our address into the mailbox */
 int pvmx_ctrl_filter(struct pmsg *m);        /* consume a control message */
 void pvmx_ctrl_replay_early(void);           /* after start-up: handle (or refuse)
                                                  what came while starting */
-void pvmx_link_work(void);                   /* deferred set-up steps */
+/* Deferred set-up steps; returns how many links opened or closed (a
+ * waiter for a link must look again rather than sleep). */
+int pvmx_link_work(void);
 /* Is the link to p in set-up (an endpoint, not yet open both ways)? */
 int pvmx_link_opening(const struct pvmx_peer *p);
 void pvmx_saw_daemon_msg(int src);           /* a user message via the pvmd */

@@ -10,7 +10,7 @@ tests_integration_interop_am_CPPFLAGS =
 tests_integration_interop_am_LDADD = libpvm3am.la
 tests_integration_interop_am_LDFLAGS = -no-install
 
-EXTRA_DIST += tests/integration/interop.sh tests/lib/pvmvm.sh
+EXTRA_DIST += tests/integration/interop.sh tests/lib/pvmvm.sh tests/lib/devshm.sh
 
 check_PROGRAMS += tests/integration/badinput_stock tests/integration/badinput_am
 tests_integration_badinput_stock_SOURCES = tests/integration/badinput.c
