@@ -227,11 +227,16 @@ static int shm_try(const char *victim, const char *what, const void *buf, size_t
         c->cmsg_len = CMSG_LEN(sizeof fds);
         memcpy(CMSG_DATA(c), fds, sizeof fds);
     }
-    if ((len || nfd) && sendmsg(fd, &mh, MSG_NOSIGNAL) != (ssize_t)len)
-        return perror("stranger: sendmsg"), -1;
+    int closed = 0;
+    if ((len || nfd) && sendmsg(fd, &mh, MSG_NOSIGNAL) != (ssize_t)len) {
+        /* the task may close before we say anything (another user's
+         * connection is refused at once): that is the answer wanted */
+        if (errno != EPIPE && errno != ECONNRESET)
+            return perror("stranger: sendmsg"), -1;
+        closed = 1;
+    }
     struct pollfd p = { .fd = fd, .events = POLLIN };
     char c[64];
-    int closed = 0;
     for (int i = 0; i < 50 && !closed; i++) {   /* 50 x 100 ms */
         if (poll(&p, 1, 100) > 0) {
             ssize_t r = recv(fd, c, sizeof c, 0);
