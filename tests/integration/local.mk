@@ -176,7 +176,7 @@ tests_integration_scale_am_SOURCES = tests/integration/scale.c
 tests_integration_scale_am_CPPFLAGS = -I$(top_srcdir)/pvmam
 tests_integration_scale_am_LDADD = libpvm3am.la
 tests_integration_scale_am_LDFLAGS = -no-install
-TESTS += tests/integration/scale.sh
+TESTS += tests/integration/scale.sh tests/integration/scale-hosts.sh
 
 # Several hosts on one machine (issue 20): network namespaces, real pvmds
 # started through PVM_RSH (tests/lib/netvm.sh); skipped where impossible.
