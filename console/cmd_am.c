@@ -14,6 +14,28 @@
 int cons_export(const char *name);     /* cmd_env.c */
 int cons_unexport(const char *name);
 
+/* What libpvm3am takes (pvmam/pvmam.h): tcp, udp or shm, or two of them
+ * separated by a comma (shm,tcp), or off. */
+static int transport_ok(const char *t)
+{
+    static const char *const names[] = { "tcp", "udp", "shm" };
+    if (!strcmp(t, "off"))
+        return 1;
+    int seen[3] = { 0 }, n = 0;
+    for (const char *a = t;; a++) {
+        size_t len = strcspn(a, ",");
+        int k = 0;
+        while (k < 3 && (strlen(names[k]) != len || strncmp(a, names[k], len)))
+            k++;
+        if (k == 3 || seen[k] || ++n > 2)
+            return 0;
+        seen[k] = 1;
+        a += len;
+        if (!*a)
+            return 1;
+    }
+}
+
 int cmd_transport(int argc, char **argv)
 {
     if (argc > 2)
@@ -23,12 +45,12 @@ int cmd_transport(int argc, char **argv)
         if (!strcmp(t, "default")) {
             unsetenv("PVMAM_TRANSPORT");
             cons_unexport("PVMAM_TRANSPORT");
-        } else if (!strcmp(t, "tcp") || !strcmp(t, "udp") || !strcmp(t, "shm") ||
-                   !strcmp(t, "off")) {
+        } else if (transport_ok(t)) {
             setenv("PVMAM_TRANSPORT", t, 1);
             cons_export("PVMAM_TRANSPORT");
         } else {
-            printf("transport: %s: not a transport (tcp, udp, shm, off or default)\n", t);
+            printf("transport: %s: not a transport (tcp, udp, shm, two of them in order of "
+                   "preference such as shm,tcp, off or default)\n", t);
             return 0;
         }
     }
@@ -36,7 +58,7 @@ int cmd_transport(int argc, char **argv)
     if (t)
         printf("PVMAM_TRANSPORT=%s for spawned tasks\n", t);
     else
-        printf("PVMAM_TRANSPORT not set: spawned libpvm3am tasks use tcp\n");
+        printf("PVMAM_TRANSPORT not set: spawned libpvm3am tasks use shm,tcp\n");
     return 0;
 }
 
@@ -44,7 +66,8 @@ int cmd_transport(int argc, char **argv)
 
 static void row(const char *who, const char *route, const struct pvmam_stats *s)
 {
-    printf("%16s %5s %10llu %12llu %10llu %12llu %7llu %6llu %6llu %6llu\n", who, route,
+    printf("%16s %5s %7s %10llu %12llu %10llu %12llu %7llu %6llu %6llu %6llu\n", who, route,
+           s->transport[0] ? s->transport : "-",
            (unsigned long long)(s->am_msgs_sent + s->am_msgs_recv),
            (unsigned long long)(s->am_bytes_sent + s->am_bytes_recv),
            (unsigned long long)(s->pvmd_msgs_sent + s->pvmd_msgs_recv),
@@ -72,7 +95,8 @@ static void one(int tid, const char *cmd, int wait_ms)
     }
     printf("libpvm3am, transport %s, %d AM link%s\n", r.transport, r.total.peers_am,
            r.total.peers_am == 1 ? "" : "s");
-    printf("%16s %5s %10s %12s %10s %12s %7s %6s %6s %6s\n", "PEER", "ROUTE", "AM-MSGS", "AM-BYTES",
+    printf("%16s %5s %7s %10s %12s %10s %12s %7s %6s %6s %6s\n", "PEER", "ROUTE", "VIA",
+           "AM-MSGS", "AM-BYTES",
            "PVMD-MSGS", "PVMD-BYTES", "RETRANS", "DUPS", "DROPS", "AUTH");
     row("total", "-", &r.total);
     static const char *const routes[] = { "pvmd", "am", "dead" };

@@ -23,7 +23,8 @@ static const struct cons_cmd table[] = {
       "answers with its transport, its message and byte counts over AM and\n"
       "through the pvmd, libam's retransmissions, duplicates and drops, the\n"
       "AMs and connections dropped for lacking its secret (AUTH), and the\n"
-      "same per peer.  A task that does not answer within -w ms\n"
+      "same per peer, with the transport of each peer's link (VIA).  A task\n"
+      "that does not answer within -w ms\n"
       "(default 2000) is shown as not answering; stock tasks as stock.\n", 0 },
     { "conf", cmd_conf, "List the virtual machine configuration",
       "Syntax:  conf\n"
@@ -114,10 +115,12 @@ static const struct cons_cmd table[] = {
       "         trace [+] *\n"
       "         trace - *\n", 0 },
     { "transport", cmd_transport, "Show or set PVMAM_TRANSPORT for spawned tasks",
-      "Syntax:  transport [ tcp | udp | shm | off | default ]\n"
+      "Syntax:  transport [ tcp | udp | shm | shm,tcp | shm,udp | off | default ]\n"
       "Sets PVMAM_TRANSPORT and exports it (PVM_EXPORT) to tasks spawned from\n"
-      "now on; default removes it (libpvm3am tasks then use tcp).  Other\n"
-      "PVMAM_* settings: setenv NAME value, then export NAME.\n", 0 },
+      "now on; default removes it (libpvm3am tasks then use shm,tcp: shm to\n"
+      "tasks on their host, tcp to the others).  Two transports are tried in\n"
+      "the order given.  Other PVMAM_* settings: setenv NAME value, then\n"
+      "export NAME.\n", 0 },
     { "unalias", cmd_unalias, "Remove command aliases", "Syntax:  unalias name ...\n", 0 },
     { "unexport", cmd_unexport, "Remove variables from the export list",
       "Syntax:  unexport [ varname ... ]\n", 0 },

@@ -6,6 +6,7 @@
  */
 #include <arpa/inet.h>
 #include <ifaddrs.h>
+#include <netdb.h>
 #include <net/if.h>
 #include <sys/epoll.h>
 #include <stdio.h>
@@ -13,8 +14,42 @@
 #include <string.h>
 #include "am_net.h"
 
-/* The address other hosts reach us at: bind_host if given, else the first
- * non-loopback IPv4 address, else loopback. */
+static int usable(const struct ifaddrs *i)
+{
+    return i->ifa_addr && i->ifa_addr->sa_family == AF_INET && (i->ifa_flags & IFF_UP) &&
+           !(i->ifa_flags & IFF_LOOPBACK);
+}
+
+/* Of several interfaces, the one this host's name resolves to: the address
+ * the pvmd gives this host to the others (it takes it from gethostname()),
+ * so the one they can reach; a bridge for containers or a VPN listed first
+ * may not be.  Only asked with more than one candidate, so a host with one
+ * interface never waits on a name lookup. */
+static int named_ip(const struct ifaddrs *ifa, struct in_addr *out)
+{
+    char host[256];
+    struct addrinfo hints = { .ai_family = AF_INET }, *res = NULL;
+    if (gethostname(host, sizeof host) < 0)
+        return 0;
+    host[sizeof host - 1] = 0;
+    if (getaddrinfo(host, NULL, &hints, &res) != 0)
+        return 0;
+    int found = 0;
+    for (struct addrinfo *a = res; a && !found; a = a->ai_next) {
+        struct in_addr ip = ((struct sockaddr_in *)a->ai_addr)->sin_addr;
+        for (const struct ifaddrs *i = ifa; i && !found; i = i->ifa_next)
+            if (usable(i) && ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr == ip.s_addr) {
+                *out = ip;
+                found = 1;
+            }
+    }
+    freeaddrinfo(res);
+    return found;
+}
+
+/* The address other hosts reach us at: bind_host if given, else the one
+ * non-loopback IPv4 address, or of several the one the host's name
+ * resolves to (else the first), else loopback. */
 int amx_self_ip(const char *bind_host, struct in_addr *out)
 {
     if (bind_host && *bind_host)
@@ -23,13 +58,12 @@ int amx_self_ip(const char *bind_host, struct in_addr *out)
     out->s_addr = htonl(INADDR_LOOPBACK);
     if (getifaddrs(&ifa) < 0)
         return AM_OK;
-    for (struct ifaddrs *i = ifa; i; i = i->ifa_next) {
-        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET || !(i->ifa_flags & IFF_UP) ||
-            (i->ifa_flags & IFF_LOOPBACK))
-            continue;
-        *out = ((struct sockaddr_in *)i->ifa_addr)->sin_addr;
-        break;
-    }
+    int n = 0;
+    for (struct ifaddrs *i = ifa; i; i = i->ifa_next)
+        if (usable(i) && n++ == 0)
+            *out = ((struct sockaddr_in *)i->ifa_addr)->sin_addr;
+    if (n > 1)
+        named_ip(ifa, out);
     freeifaddrs(ifa);
     return AM_OK;
 }

@@ -14,7 +14,7 @@ LIBAM_TRANSPORTS += libam/tr_shm.c
 lib_LTLIBRARIES += libam.la
 include_HEADERS += libam/am.h
 libam_la_SOURCES = libam/am.h libam/am_int.h libam/am_base.c libam/am_proto.c libam/am_auth.c \
-	libam/am_net.h libam/am_net.c $(LIBAM_TRANSPORTS)
+	libam/am_net.h libam/am_net.c libam/tr_shm.h $(LIBAM_TRANSPORTS)
 nodist_libam_la_SOURCES = libam/tr_table.c
 # libam.so exports the API of libam/am.h (am_*) and nothing else.
 libam_la_LDFLAGS = -version-info 0:0:0 -Wl,--version-script=$(srcdir)/libam/libam.map

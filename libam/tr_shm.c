@@ -8,8 +8,10 @@
  * one per direction.  Each record carries a stamp that says it is
  * published (no shared head), so a polling receiver reads one cache line
  * per small AM, the one the sender wrote; the receiver's tail sits on a
- * line of its own, and a receiver that polls makes no system call.  The connector makes the
- * segment and passes it with its wake-up eventfd over an abstract AF_UNIX
+ * line of its own, and a receiver that polls makes no system call.  The
+ * connector makes the segment (sealed against shrinking: the acceptor's
+ * mapping must never end past the file's end, which faults) and passes it
+ * with its wake-up eventfd over an abstract AF_UNIX
  * socket named "pvmam-" + the acceptor's address (abstract names are per
  * network namespace and vanish with their socket); the peer must have our
  * uid (SO_PEERCRED).  The acceptor answers with its own eventfd.  The
@@ -56,78 +58,11 @@
 #include <sys/uio.h>
 #include <sys/un.h>
 #include "am_int.h"
+#include "tr_shm.h"
 
-#define LINE 128   /* two 64-byte lines: the adjacent-line prefetcher fetches pairs */
-#define SEG_MAGIC 0x414d5348u   /* "AMSH" */
-#define SEG_VERSION 3   /* 2: the hello carries the secret; 3: stamped records */
-#define RING_MIN ((uint64_t)64 << 10)
-#define RING_MAX ((uint64_t)64 << 20)
-/* Payloads up to this are copied through the ring; bigger ones go by
- * descriptor, and those are the ones a placer may want (AM_PLACE_MIN). */
-#define INLINE_MAX (AM_PLACE_MIN + AM_PLACE_HEAD_MAX)
-#define HEAD_INL AM_PLACE_HEAD_MAX   /* payload bytes a BIG record carries itself */
-#define MAX_IOV 68
 #define WAIT_SPIN_US 30      /* a sender waiting for its peer spins this long, then sleeps */
 #define COPY_SPIN_US 20000   /* ...or this long while its peer is copying its payload */
 #define RX_BATCH 64          /* records per ring per poll: callers stay responsive */
-
-enum { REC_AM = 1, REC_BIG, REC_CHUNK, REC_PAD };
-enum { BIG_CMA = 1, BIG_STREAM };
-
-/* In shared memory: one direction.  There is no head: each record says
- * itself that it is published (struct rec), so a polling consumer reads
- * one cache line per small AM, the one the producer wrote it into. */
-struct ring {
-    _Alignas(LINE) uint32_t prod_waiting;   /* producer sleeps until tail or done move */
-    _Alignas(LINE) uint64_t tail;        /* consumer: bytes it is done with */
-    uint64_t done;                       /* consumer: last BIG_CMA seq copied */
-    uint64_t copying;                    /* consumer: the BIG_CMA seq it copies now */
-    _Alignas(LINE) uint32_t cons_sleeping;   /* consumer may block: wake it */
-    uint32_t cma_ok;                     /* consumer can read the producer's memory */
-};
-
-struct seg {
-    uint32_t magic, version;
-    uint64_t ring_size;
-    uint64_t salt;                       /* stamps (struct rec): the connector's random */
-    _Alignas(LINE) struct ring ring[2];  /* [0] connector to acceptor, [1] back */
-};
-#define DATA_OFF ((sizeof(struct seg) + 4095) & ~(size_t)4095)
-
-/* A record starts on a cache line and takes whole lines (REC_ALIGN).  Its
- * stamp, stored last, is its ring position XOR the segment's salt: no
- * earlier lap's record, nor payload bytes left there, carry that value
- * (the salt is random, so user data cannot match it by accident). */
-struct rec {
-    uint64_t stamp;
-    uint32_t kind, size;                 /* then size bytes */
-};
-#define REC_ALIGN 64
-#define REC_LEN(size) ((sizeof(struct rec) + (uint64_t)(size) + REC_ALIGN - 1) & \
-                       ~(uint64_t)(REC_ALIGN - 1))
-
-struct big {                             /* after the AM header of a REC_BIG */
-    uint32_t mode, head_len;
-    uint64_t seq;                        /* BIG_CMA: `done` reaches it once copied */
-    uint32_t niov, pad;
-    unsigned char head[HEAD_INL];        /* the first head_len payload bytes */
-};                                       /* BIG_CMA: niov struct span follow */
-struct span { uint64_t base, len; };
-
-/* Over the socket: connector -> acceptor with [memfd, eventfd], and the
- * answer with [eventfd].  probe_*: a word of the sender's memory, which the
- * other side reads to learn whether it may (process_vm_readv). */
-struct hello {
-    uint32_t magic, version;
-    uint64_t key;             /* the acceptor's secret (am_auth.c) */
-    char addr[AMX_ADDRLEN];
-    uint64_t seg_size, ring_size;
-    uint64_t probe_addr, probe_val;
-};
-struct welcome {
-    uint32_t magic, version;
-    uint64_t probe_addr, probe_val;
-};
 
 static uint64_t probe_word = 0x70766d616d73686dull;
 
@@ -150,10 +85,26 @@ struct parked {
     struct hello h;
 };
 
+/* Connections whose hello has not come yet: never waited for, so one
+ * that says nothing costs the task a slot for at most HELLO_WAIT_US, not
+ * a stall (see tr_tcp.c).  In the epoll set as GREET_TAG(fd): endpoints
+ * are pointers (multiples of 8, +1 for their pidfd), the rest is 1 or 2. */
+#define MAX_GREET 64             /* full: the oldest goes */
+#define HELLO_WAIT_US 1000000u   /* a real connector says hello at once */
+#define GREET_TAG(fd) ((uint64_t)(fd) << 3 | 3)
+
+struct greeting {
+    int fd;
+    pid_t pid;
+    uint64_t since_us;
+};
+
 struct shm {
     int lfd, epfd, efd;
     struct parked *park;
     int npark, park_cap;
+    struct greeting greet[MAX_GREET];
+    int ngreet;
     unsigned polls;
     int armed;                   /* am_event_fd marked the rings: am_poll unmarks */
     int no_cma;                  /* LIBAM_SHM_NO_CMA: never read peers' memory */
@@ -221,7 +172,7 @@ static socklen_t abstract_name(const char *addr, struct sockaddr_un *sa)
 {
     memset(sa, 0, sizeof *sa);
     sa->sun_family = AF_UNIX;
-    int n = snprintf(sa->sun_path + 1, sizeof sa->sun_path - 1, "pvmam-%s", addr);
+    int n = snprintf(sa->sun_path + 1, sizeof sa->sun_path - 1, SHM_SOCK_PREFIX "%s", addr);
     return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 }
 
@@ -243,6 +194,15 @@ static int can_read(const struct shm *s, pid_t pid, uint64_t addr, uint64_t val)
     struct iovec l = { &got, sizeof got }, r = { (void *)(uintptr_t)addr, sizeof got };
     return !s->no_cma && pid > 0 &&
            process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)sizeof got && got == val;
+}
+
+/* Is fd an eventfd, like our own?  We write the peer's to wake it: any
+ * other kind of file could block that write or mean something else. */
+static int is_eventfd(const struct shm *s, int fd)
+{
+    struct stat a, b;
+    return fstat(fd, &a) == 0 && fstat(s->efd, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino && (a.st_mode & S_IFMT) == (b.st_mode & S_IFMT);
 }
 
 /* ---- the socket: descriptors passed with SCM_RIGHTS ----------------------- */
@@ -364,6 +324,8 @@ static void shm_shutdown(am_interface_t *ifc)
     struct shm *s = ifc->trd;
     for (int i = 0; i < s->npark; i++)
         close_parked(&s->park[i]);
+    for (int i = 0; i < s->ngreet; i++)
+        close(s->greet[i].fd);
     free(s->park);
     close(s->lfd);
     close(s->epfd);
@@ -475,7 +437,9 @@ static int shm_connect(am_interface_t *ifc, am_endpoint_t *ep)
     }
     if (peer_pid(fd, &e->pid) < 0)
         goto fail;
-    if ((memfd = memfd_create("pvmam-shm", MFD_CLOEXEC)) < 0 || ftruncate(memfd, (off_t)size) < 0)
+    if ((memfd = memfd_create("pvmam-shm", MFD_CLOEXEC | MFD_ALLOW_SEALING)) < 0 ||
+        ftruncate(memfd, (off_t)size) < 0 ||
+        fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
         goto fail;
     base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
     if (base == MAP_FAILED)
@@ -522,7 +486,7 @@ static int take_welcome(am_interface_t *ifc, am_endpoint_t *ep, uint64_t deadlin
     int rc = recv_fds(e->fd, &w, sizeof w, &efd, 1, deadline);
     if (rc < 0)
         return rc;
-    if (w.magic != SEG_MAGIC || w.version != SEG_VERSION) {
+    if (w.magic != SEG_MAGIC || w.version != SEG_VERSION || !is_eventfd(ifc->trd, efd)) {
         close(efd);
         return AM_ERR_DEAD;
     }
@@ -533,9 +497,26 @@ static int take_welcome(am_interface_t *ifc, am_endpoint_t *ep, uint64_t deadlin
     return AM_OK;
 }
 
+static void greet_drop(am_interface_t *ifc, struct shm *s, int i, int count)
+{
+    epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->greet[i].fd, NULL);
+    close(s->greet[i].fd);
+    s->greet[i] = s->greet[--s->ngreet];
+    if (count)
+        ifc->st.drops++;
+}
+
+/* Close parked connections nobody claimed in time, and connections whose
+ * hello did not come in time. */
 static void expire_parked(am_interface_t *ifc, struct shm *s)
 {
     uint64_t now = amx_now_us(), limit = (uint64_t)ifc->cfg.connect_timeout_ms * 1000u;
+    for (int i = 0; i < s->ngreet;) {
+        if (now - s->greet[i].since_us > HELLO_WAIT_US)
+            greet_drop(ifc, s, i, 1);
+        else
+            i++;
+    }
     for (int i = 0; i < s->npark;) {
         if (now - s->park[i].since_us > limit) {
             close_parked(&s->park[i]);
@@ -547,21 +528,23 @@ static void expire_parked(am_interface_t *ifc, struct shm *s)
     }
 }
 
-/* Accept one pending connection and park it under the name its hello says. */
-static void accept_one(am_interface_t *ifc)
+/* Read greeting i's hello if it has come, and park the connection under
+ * the name it says; one without our secret is closed (auth_drops). */
+static void greet_input(am_interface_t *ifc, struct shm *s, int i)
 {
-    struct shm *s = ifc->trd;
     struct parked pk;
     int fds[2];
-    pk.fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (pk.fd < 0)
-        return;
-    if (peer_pid(pk.fd, &pk.pid) < 0 ||
-        recv_fds(pk.fd, &pk.h, sizeof pk.h, fds, 2, amx_now_us() + 1000000u) < 0) {
-        ifc->st.drops++;   /* another user, garbage, or a stranger that says nothing */
-        close(pk.fd);
+    int rc = recv_fds(s->greet[i].fd, &pk.h, sizeof pk.h, fds, 2, 0);
+    if (rc == AM_ERR_TIMEOUT)
+        return;   /* not yet */
+    if (rc < 0) {
+        greet_drop(ifc, s, i, 1);   /* garbage, or gone */
         return;
     }
+    epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->greet[i].fd, NULL);   /* parked: not watched */
+    pk.fd = s->greet[i].fd;
+    pk.pid = s->greet[i].pid;
+    s->greet[i] = s->greet[--s->ngreet];
     pk.memfd = fds[0];
     pk.efd = fds[1];
     pk.since_us = amx_now_us();
@@ -590,6 +573,64 @@ static void accept_one(am_interface_t *ifc)
     s->park[s->npark++] = pk;
 }
 
+static int greet_find(const struct shm *s, int fd)
+{
+    for (int i = 0; i < s->ngreet; i++)
+        if (s->greet[i].fd == fd)
+            return i;
+    return -1;
+}
+
+/* Accept one pending connection of our uid and read its hello if it has
+ * come (a real connector's has). */
+static void accept_one(am_interface_t *ifc)
+{
+    struct shm *s = ifc->trd;
+    pid_t pid;
+    int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0)
+        return;
+    if (peer_pid(fd, &pid) < 0) {
+        ifc->st.drops++;   /* another user: nothing is read */
+        close(fd);
+        return;
+    }
+    if (s->ngreet == MAX_GREET) {   /* the oldest has had the longest to speak */
+        int old = 0;
+        for (int i = 1; i < s->ngreet; i++)
+            if (s->greet[i].since_us < s->greet[old].since_us)
+                old = i;
+        greet_drop(ifc, s, old, 1);
+    }
+    struct epoll_event ev = { .events = EPOLLIN, .data.u64 = GREET_TAG(fd) };
+    if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+        close(fd);
+        ifc->st.drops++;
+        return;
+    }
+    s->greet[s->ngreet++] = (struct greeting){ .fd = fd, .pid = pid, .since_us = amx_now_us() };
+    greet_input(ifc, s, s->ngreet - 1);
+}
+
+/* Wait up to ms for connections and hellos, and take them in. */
+static void wait_greetings(am_interface_t *ifc, struct shm *s, int ms)
+{
+    struct pollfd p[1 + MAX_GREET];
+    int n = 0;
+    p[n++] = (struct pollfd){ .fd = s->lfd, .events = POLLIN };
+    for (int i = 0; i < s->ngreet; i++)
+        p[n++] = (struct pollfd){ .fd = s->greet[i].fd, .events = POLLIN };
+    if (poll(p, (nfds_t)n, ms) <= 0)
+        return;
+    for (int k = 1; k < n; k++) {
+        int i = p[k].revents ? greet_find(s, p[k].fd) : -1;
+        if (i >= 0)
+            greet_input(ifc, s, i);
+    }
+    if (p[0].revents)
+        accept_one(ifc);
+}
+
 /* Map the connector's segment after checking every size it claims. */
 static int attach_parked(am_interface_t *ifc, am_endpoint_t *ep, struct parked *pk)
 {
@@ -597,9 +638,11 @@ static int attach_parked(am_interface_t *ifc, am_endpoint_t *ep, struct parked *
     struct shm_ep *e = ep->tp;
     uint64_t R = pk->h.ring_size;
     struct stat st;
+    int seals = fcntl(pk->memfd, F_GET_SEALS);
     if (R < RING_MIN || R > RING_MAX || (R & (R - 1)) || pk->h.seg_size != DATA_OFF + 2 * R ||
-        fstat(pk->memfd, &st) < 0 || (uint64_t)st.st_size != pk->h.seg_size)
-        return AM_ERR_DEAD;
+        fstat(pk->memfd, &st) < 0 || (uint64_t)st.st_size != pk->h.seg_size ||
+        seals < 0 || !(seals & F_SEAL_SHRINK) || !is_eventfd(s, pk->efd))
+        return AM_ERR_DEAD;   /* a segment it could shrink would fault us (SIGBUS) */
     char *base = mmap(NULL, pk->h.seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, pk->memfd, 0);
     if (base == MAP_FAILED)
         return AM_ERR_SYS;
@@ -643,9 +686,9 @@ static int shm_accept(am_interface_t *ifc, am_endpoint_t *ep)
         uint64_t now = amx_now_us();
         if (now >= deadline)
             return AM_ERR_TIMEOUT;
-        struct pollfd p = { .fd = s->lfd, .events = POLLIN };
-        if (poll(&p, 1, (int)((deadline - now) / 1000 + 1)) > 0)
-            accept_one(ifc);
+        expire_parked(ifc, s);
+        int ms = (int)((deadline - now) / 1000 + 1);
+        wait_greetings(ifc, s, ms > 100 ? 100 : ms);   /* wake to expire greetings */
     }
 }
 
@@ -999,12 +1042,16 @@ static int run_events(am_interface_t *ifc)
     struct shm *s = ifc->trd;
     struct epoll_event evs[32];
     int handled = 0;
-    if (s->npark)
+    if (s->npark || s->ngreet)
         expire_parked(ifc, s);
     int n = epoll_wait(s->epfd, evs, 32, 0);
     for (int i = 0; i < n; i++) {
         uint64_t d = evs[i].data.u64;
-        if (d == EV_LISTEN) {
+        if ((d & 7) == 3) {   /* GREET_TAG */
+            int g = greet_find(s, (int)(d >> 3));
+            if (g >= 0)
+                greet_input(ifc, s, g);
+        } else if (d == EV_LISTEN) {
             accept_one(ifc);
         } else if (d == EV_WAKE) {
             uint64_t v;

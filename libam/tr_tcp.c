@@ -62,20 +62,28 @@ struct tcp_ep {
     char *rx;                      /* buffer for the AM being read */
     size_t rx_cap, rx_got;
     int writing;                   /* in the middle of a write */
+    int dispatching;               /* a handler of an AM read from here runs */
     /* a request whose payload is being read into a placer's buffer */
     size_t land_left, land_total;  /* bytes still to read, all placed bytes */
     char *land_dst;                /* where the next ones go */
     int land_discard;              /* the place went away: read into rx, drop */
     struct amx_hdr land_h;         /* its header, len = the head only */
     char land_head[AM_PLACE_HEAD_MAX];
-    char *outq;                    /* replies queued during a write */
+    char *outq;                    /* replies queued during a write or a handler */
     size_t outq_len, outq_cap;
 };
 
-static void nodelay_nonblock(int fd)
+/* TCP_USER_TIMEOUT: a peer whose host went silent (crashed, cable out)
+ * leaves our data unacknowledged; the kernel would retransmit for about 15
+ * minutes before the connection failed.  With the interface's dead-peer
+ * limit instead, its endpoint dies (and sends to it fail) as over udp. */
+static void tune(am_interface_t *ifc, int fd)
 {
     int one = 1;
+    unsigned ms = ifc->cfg.timeout_max_us / 1000u;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (ms)
+        setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, sizeof ms);
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
@@ -155,7 +163,7 @@ static int tcp_connect(am_interface_t *ifc, am_endpoint_t *ep)
             getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el) < 0 || err)
             goto fail;
     }
-    nodelay_nonblock(fd);
+    tune(ifc, fd);
     /* HELLO: who we are, so the acceptor can match us, with its secret
      * (am_auth.c): without that it would not keep the connection */
     char pkt[AMX_HDR + AMX_ADDRLEN];
@@ -298,7 +306,7 @@ static void accept_one(am_interface_t *ifc)
     int fd = accept4(t->lfd, NULL, NULL, SOCK_CLOEXEC);
     if (fd < 0)
         return;
-    nodelay_nonblock(fd);
+    tune(ifc, fd);
     if (t->ngreet == MAX_GREET) {   /* the oldest has had the longest to speak */
         int old = 0;
         for (int i = 1; i < t->ngreet; i++)
@@ -359,6 +367,8 @@ static int tcp_accept(am_interface_t *ifc, am_endpoint_t *ep)
     }
 }
 
+static int flush_out(am_interface_t *ifc, am_endpoint_t *ep);
+
 /* Reads take at most this much at a time while no AM is being placed, so
  * a big AM that a placer wants is mostly read straight into place. */
 #define RX_CHUNK ((size_t)64 << 10)
@@ -388,7 +398,10 @@ static int land_more(am_interface_t *ifc, am_endpoint_t *ep)
     }
     te->land_dst = NULL;
     te->land_discard = 0;
-    return amx_input_placed(ifc, ep, &te->land_h, te->land_head, te->land_total);
+    te->dispatching++;   /* the handler reads land_h and land_head */
+    int n = amx_input_placed(ifc, ep, &te->land_h, te->land_head, te->land_total);
+    te->dispatching--;
+    return n;
 }
 
 /* The AM at p (header h, `have` payload bytes here, more to come) may go
@@ -462,13 +475,17 @@ static int read_ep(am_interface_t *ifc, am_endpoint_t *ep)
                     off = te->rx_got;
                 break;
             }
+            te->dispatching++;   /* the handler reads rx: nothing may read into it */
             handled += amx_input(ifc, ep, &h, te->rx + off + AMX_HDR);
+            te->dispatching--;
             off += AMX_HDR + h.len;
         }
         if (off) {
             memmove(te->rx, te->rx + off, te->rx_got - off);
             te->rx_got -= off;
         }
+        if (te->outq_len && !te->writing && !te->dispatching && flush_out(ifc, ep) < 0)
+            goto broken;   /* a handler's reply that found the socket full */
         if ((size_t)r < room && !te->land_dst)   /* drained: skip the read that says EAGAIN */
             return handled;
     }
@@ -499,7 +516,10 @@ static int queue_out(struct tcp_ep *te, const struct iovec *iov, int n)
 }
 
 /* Write it all; while the socket is full, read from the peer so two
- * tasks sending big AMs to each other cannot deadlock. */
+ * tasks sending big AMs to each other cannot deadlock.  Not from inside a
+ * handler of an AM read from this socket: a read then would go under the
+ * AM being handled (it is still in rx).  There the rest is queued, and
+ * read_ep sends it once the handler is done. */
 #define WRITE_SPIN_US 200
 static int write_all(am_interface_t *ifc, am_endpoint_t *ep, struct iovec *iov, int n)
 {
@@ -515,6 +535,8 @@ static int write_all(am_interface_t *ifc, am_endpoint_t *ep, struct iovec *iov, 
                 continue;
             if (errno != EAGAIN && errno != EWOULDBLOCK)
                 return AM_ERR_DEAD;
+            if (te->dispatching)
+                return queue_out(te, iov, n);
             /* The socket is full: the peer is reading (on another core),
              * so look again at once for a while before sleeping, since a
              * wake-up costs more than the wait usually lasts. */
@@ -546,18 +568,14 @@ static int write_all(am_interface_t *ifc, am_endpoint_t *ep, struct iovec *iov, 
     return AM_OK;
 }
 
-static int tcp_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *iov, int n)
+/* Send what is queued, oldest first (the caller holds `writing`); stops
+ * while a handler of this socket's input runs (write_all queues again). */
+static int flush_out(am_interface_t *ifc, am_endpoint_t *ep)
 {
     struct tcp_ep *te = ep->tp;
-    if (te->fd < 0 || ep->dead)
-        return AM_ERR_DEAD;
-    if (te->writing)   /* a reply made by a handler while we were writing */
-        return queue_out(te, iov, n);
-    struct iovec v[65];
-    memcpy(v, iov, sizeof *iov * (size_t)n);
+    int rc = AM_OK, was = te->writing;
     te->writing = 1;
-    int rc = write_all(ifc, ep, v, n);
-    while (rc == AM_OK && te->outq_len) {
+    while (rc == AM_OK && te->outq_len && !te->dispatching) {
         char *q = te->outq;
         size_t len = te->outq_len;
         te->outq = NULL;
@@ -565,6 +583,30 @@ static int tcp_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
         struct iovec qv = { q, len };
         rc = write_all(ifc, ep, &qv, 1);
         free(q);
+    }
+    te->writing = was;
+    return rc;
+}
+
+static int tcp_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *iov, int n)
+{
+    struct tcp_ep *te = ep->tp;
+    if (te->fd < 0 || ep->dead)
+        return AM_ERR_DEAD;
+    /* a reply made by a handler while we were writing, or anything behind
+     * bytes still queued: the stream keeps its order */
+    if (te->writing || (te->outq_len && te->dispatching))
+        return queue_out(te, iov, n);
+    te->writing = 1;
+    int rc = flush_out(ifc, ep);
+    if (rc == AM_OK && te->outq_len) {
+        rc = queue_out(te, iov, n);
+    } else if (rc == AM_OK) {
+        struct iovec v[65];
+        memcpy(v, iov, sizeof *iov * (size_t)n);
+        rc = write_all(ifc, ep, v, n);
+        if (rc == AM_OK)
+            rc = flush_out(ifc, ep);
     }
     te->writing = 0;
     return rc;

@@ -62,6 +62,14 @@ void pvmi_routes_poll_wanted(unsigned want)
             routes[i].ops->poll(routes[i].ctx);
 }
 
+int pvmi_routes_settle(int tid, size_t len)
+{
+    for (int i = 0; i < nroutes; i++)
+        if (routes[i].ops->settle && routes[i].ops->settle(routes[i].ctx, tid, len))
+            return 1;
+    return 0;
+}
+
 int pvmi_routes_send(int tid, struct pmsg *m, int *sent)
 {
     *sent = 0;
@@ -195,5 +203,7 @@ int pvmi_send_msg(int dst, struct pmsg *m)
 {
     int sent;
     int rc = pvmi_routes_send(dst, m, &sent);
+    if (!sent && pvmi_routes_settle(dst, (size_t)m->len))
+        rc = pvmi_routes_send(dst, m, &sent);
     return sent ? rc : pvmi_send_via_daemon(dst, m);
 }

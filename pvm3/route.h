@@ -50,6 +50,12 @@ struct pvm_route_ops {
      * once the message is out (e.g. to start opening a link: that is done
      * from poll, where a route may make daemon requests). */
     int (*sent_daemon)(void *ctx, int tid, const struct pmsg *m);
+    /* Optional: a user message of len bytes to tid is about to go through
+     * the daemon because no route reaches it.  The route may wait, briefly
+     * and bounded, with pvmi_progress() until it does (a link that is
+     * opening); called at the start of a send, a safe point.  Returns
+     * nonzero if it reaches tid now. */
+    int (*settle)(void *ctx, int tid, size_t len);
     /* Optional: the task got its tid / is leaving. */
     void (*on_connect)(void *ctx);
     void (*on_exit)(void *ctx);
@@ -106,6 +112,9 @@ int pvmi_put_str(struct pmsg *m, const char *s);
 int pvmi_put_counted(struct pmsg *m, const char *s);
 int pvmi_get_int(struct pmsg *m, int *v);
 int pvmi_get_ints(struct pmsg *m, int *v, int n);
+/* Has task tid connected to its pvmd yet (pvm_tasks' flag)?  1 yes, 0
+ * not yet (spawned, still starting), PvmNoTask, or another error. */
+int pvmi_task_connected(int tid);
 /* Ask the pvmd for {tid} in (ctx, tag) when task tid exits; 0 or an error. */
 int pvmi_notify_exit(int tid, int ctx, int tag);
 int pvmi_get_str(struct pmsg *m, char *s, size_t max);

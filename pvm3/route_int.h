@@ -17,6 +17,9 @@ void pvmi_routes_load(void);
 int pvmi_routes_send(int tid, struct pmsg *m, int *sent);
 int pvmi_send_via_daemon(int dst, struct pmsg *m);   /* note it, then send */
 int pvmi_routes_send_bytes(int tid, int tag, int msgctx, const void *buf, size_t len, int *sent);
+/* No route reaches tid for a message of len bytes: let each route wait
+ * for it briefly (settle op); 1 if one reaches it now. */
+int pvmi_routes_settle(int tid, size_t len);
 int pvmi_routes_poll(void);
 int pvmi_routes_fds(struct pollfd *fds, int max, int *timeout_ms);
 int pvmi_routes_filter(struct pmsg *m);

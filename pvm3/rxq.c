@@ -169,8 +169,9 @@ int pvmi_progress(int timeout_ms)
     if (pvmi.dead || pvmi.pvmd.fd < 0)
         return PvmSysErr;
     depth++;
-    pvmi_routes_poll();
-    if (ndelivered != before || control_runnable())
+    /* progress made here (a link that opened, say) is news for the
+     * caller's loop: look again before sleeping */
+    if (pvmi_routes_poll() > 0 || ndelivered != before || control_runnable())
         timeout_ms = 0;
     rc = pvmi_wait(timeout_ms, woken, &in_before);
     depth--;

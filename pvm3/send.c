@@ -62,6 +62,8 @@ int pvm_psend(int tid, int tag, void *buf, int len, int type)
         return pvmi_err("pvm_psend", PvmBadParam);
     int sent;
     rc = pvmi_routes_send_bytes(tid, tag, pvmi.ctx, buf, es * (size_t)len, &sent);
+    if (sent < 0 && pvmi_routes_settle(tid, es * (size_t)len))
+        rc = pvmi_routes_send_bytes(tid, tag, pvmi.ctx, buf, es * (size_t)len, &sent);
     if (sent > 0)
         return pvmi_err("pvm_psend", rc);
     struct pmsg *m = pmsg_new(PvmDataRaw);

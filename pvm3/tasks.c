@@ -116,6 +116,33 @@ out:
     return pvmi_err("pvm_config", rc);
 }
 
+/* The pvmd's task flag for "connected": a task it has spawned carries
+ * only its forked flag (0x2) until the task's first request, then this
+ * bit too (seen with the Debian pvmd 3.4.6: 0x2, then 0x6; a task started
+ * from a shell has 0x4). */
+#define TASK_CONNECTED 0x4
+
+int pvmi_task_connected(int tid)
+{
+    struct pmsg *req = pvmi_xbuf(), *rep;
+    if (!req)
+        return PvmNoMem;
+    pvmi_put_int(req, tid);
+    int rc = pvmi_tm_call(TM_TASK, req, &rep);
+    pmsg_free(req);
+    if (rc < 0)
+        return rc;
+    int st, f[4];
+    if (pvmi_get_int(rep, &st) < 0)
+        st = PvmSysErr;
+    else if (st >= 0 && pvmi_get_ints(rep, f, 4) < 0)
+        st = PvmNoTask;   /* no record: the task is gone */
+    else if (st >= 0)
+        st = f[0] == tid ? !!(f[3] & TASK_CONNECTED) : PvmNoTask;
+    pmsg_free(rep);
+    return st;
+}
+
 static struct pvmtaskinfo *tinfo;
 static int ntinfo;
 

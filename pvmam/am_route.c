@@ -85,22 +85,30 @@ static int r_poll(void *ctx)
     }
     if (pvmx.placing)
         pvmx_frag_check_place();
-    uint64_t before = am_bytes_read(pvmx.ifc);
-    int rc = am_poll(pvmx.ifc);
-    pvmx_link_work();
-    return rc > 0 ? rc : am_bytes_read(pvmx.ifc) != before;
+    int n = 0, moved = 0;
+    for (int i = 0; i < pvmx.nifc; i++) {
+        uint64_t before = am_bytes_read(pvmx.ifc[i]);
+        int rc = am_poll(pvmx.ifc[i]);
+        n += rc > 0 ? rc : 0;
+        moved |= am_bytes_read(pvmx.ifc[i]) != before;
+    }
+    int changed = pvmx_link_work();
+    return n > 0 ? n : moved || changed;
 }
 
 static int r_wait_fds(void *ctx, struct pollfd *fds, int max, int *timeout_ms)
 {
     (void)ctx;
-    if (!pvmx.on || max < 1)
+    if (!pvmx.on)
         return 0;
-    int t = am_next_timeout_ms(pvmx.ifc);
-    if (t >= 0 && (*timeout_ms < 0 || t < *timeout_ms))
-        *timeout_ms = t;
-    fds[0] = (struct pollfd){ .fd = am_event_fd(pvmx.ifc), .events = POLLIN };
-    return 1;
+    int n = 0;
+    for (int i = 0; i < pvmx.nifc && n < max; i++) {
+        int t = am_next_timeout_ms(pvmx.ifc[i]);
+        if (t >= 0 && (*timeout_ms < 0 || t < *timeout_ms))
+            *timeout_ms = t;
+        fds[n++] = (struct pollfd){ .fd = am_event_fd(pvmx.ifc[i]), .events = POLLIN };
+    }
+    return n;
 }
 
 static int r_filter(void *ctx, struct pmsg *m)
@@ -123,15 +131,47 @@ static int r_filter(void *ctx, struct pmsg *m)
 
 static void on_dead(am_interface_t *ifc, int32_t tid, void *arg)
 {
-    (void)ifc;
     (void)arg;
     struct pvmx_peer *p = pvmx_peer_find(tid);
-    if (p) {
+    if (p && p->ifc == ifc) {
         p->dead = 1;
         pvmx_peer_drop_rx(p);
         pvmx_log("t%x is dead (no answer within %u ms or connection lost)", tid,
                   pvmx.cfg.timeout_ms);
     }
+}
+
+static void stop_ifcs(void)
+{
+    while (pvmx.nifc > 0) {
+        pvmx.nifc--;
+        am_shutdown(pvmx.ifc[pvmx.nifc]);
+        pvmx.ifc[pvmx.nifc] = NULL;
+    }
+    pvmx.running[0] = '\0';
+}
+
+/* One interface per configured transport, in order.  One that cannot
+ * start is reported and left out (shm,tcp still reaches every peer over
+ * tcp); -1 only when none starts. */
+static int start_ifcs(const struct am_config *c)
+{
+    for (int i = 0; i < pvmx.cfg.ntr; i++) {
+        const char *t = pvmx.cfg.tr[i];
+        am_interface_t *ifc;
+        int rc = am_init(t, c, &ifc);
+        if (rc < 0) {
+            fprintf(stderr, "libpvm3am: cannot start AM transport %s (%s); %s\n", t,
+                    am_strerror(rc), i + 1 < pvmx.cfg.ntr || pvmx.nifc ? "going on without it"
+                                                                    : "running without AM");
+            continue;
+        }
+        am_set_dead_handler(ifc, on_dead, NULL);
+        size_t l = strlen(pvmx.running);
+        snprintf(pvmx.running + l, sizeof pvmx.running - l, "%s%s", l ? "," : "", t);
+        pvmx.ifc[pvmx.nifc++] = ifc;
+    }
+    return pvmx.nifc ? 0 : -1;
 }
 
 static void r_connect(void *ctx)
@@ -153,31 +193,27 @@ static void r_connect(void *ctx)
     const char *w = pvmi_wait_name();
     c.wait = !strcmp(w, "spin") ? AM_WAIT_SPIN : !strcmp(w, "block") ? AM_WAIT_BLOCK
                                                                       : AM_WAIT_YIELD;
-    int rc = am_init(pvmx.cfg.transport, &c, &pvmx.ifc);
-    if (rc >= 0)
-        rc = pvmx.h_frag = pvmx_frag_bind();
+    if (start_ifcs(&c) < 0)
+        goto fail;
+    int rc = pvmx.h_frag = pvmx_frag_bind();
     if (rc < 0) {
-        fprintf(stderr, "libpvm3am: cannot start AM transport %s (%s); running without AM\n",
-                pvmx.cfg.transport, am_strerror(rc));
+        fprintf(stderr, "libpvm3am: cannot start AM (%s); running without AM\n",
+                am_strerror(rc));
         goto fail;
     }
-    am_set_dead_handler(pvmx.ifc, on_dead, NULL);
-    snprintf(pvmx.addr, sizeof pvmx.addr, "%s", am_task_address(pvmx.ifc, AM_TID_SELF));
-    if (pvmx_publish() < 0) {
+    if (pvmx_addrs_make() < 0 || pvmx_publish() < 0) {
         fprintf(stderr, "libpvm3am: cannot publish the AM address; running without AM\n");
         goto fail;
     }
     pvmi_route_watch_daemon();
     pvmx.on = 1;
     pvmx.starting = 0;
-    pvmx_log("AM on over %s at %s, waiting: %s", pvmx.cfg.transport, pvmx.addr,
+    pvmx_log("AM on over %s at %s, waiting: %s", pvmx.running, pvmx.addr,
               pvmi_wait_name());
     pvmx_ctrl_replay_early();
     return;
 fail:
-    if (pvmx.ifc)
-        am_shutdown(pvmx.ifc);
-    pvmx.ifc = NULL;
+    stop_ifcs();
     strcpy(pvmx.cfg.transport, "off");
     pvmx.starting = 0;
     pvmx_ctrl_replay_early();   /* refuses any CONN that came meanwhile */
@@ -201,8 +237,8 @@ static void r_exit(void *ctx)
                   (unsigned long long)s.retransmits, (unsigned long long)s.duplicates,
                   (unsigned long long)s.drops, (unsigned long long)s.auth_drops);
     }
-    am_shutdown(pvmx.ifc);   /* flushes what is in flight, bounded */
-    pvmx.ifc = NULL;
+    pvmx_link_close_exited();
+    stop_ifcs();   /* each flushes what is in flight, bounded */
     pvmx_peers_free();
 }
 
@@ -216,9 +252,10 @@ const struct pvm_route_ops pvmx_am_route = {
     .wait_fds = r_wait_fds,
     .filter = r_filter,
     .sent_daemon = r_sent_daemon,
+    .settle = pvmx_settle,
     .on_connect = r_connect,
     .on_exit = r_exit,
     .mbox_prefix = PVMAM_MBOX_PREFIX,
 };
 
-const char *pvmam_transport(void) { return pvmx.on ? pvmx.cfg.transport : "off"; }
+const char *pvmam_transport(void) { return pvmx.on ? pvmx.running : "off"; }

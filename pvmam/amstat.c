@@ -8,7 +8,8 @@
  * through the pvmd; the task answers it inside its next PVM call (any
  * call that waits or polls: pvm_recv, pvm_send to an AM peer, pvm_nrecv
  * ...), never in the middle of another send, with AMSTAT_A {seq, version,
- * transport, totals, peers}.  A task busy outside PVM calls answers late;
+ * transport, totals, peers}; totals and each peer's counters end with a
+ * transport string (the peer's link's, or the task's).  A task busy outside PVM calls answers late;
  * the asker's wait is bounded and it reports "no answer".
  *
  * This file is a route of its own (pvm3's route seam, route.h; named in
@@ -24,7 +25,7 @@
  * PVMAM_IS_CTRL range, so neither filter takes the other's messages). */
 #define AMSTAT_Q ((int)0x80a30011)
 #define AMSTAT_A ((int)0x80a30012)
-#define AMSTAT_VERSION 2   /* 2: auth_drops */
+#define AMSTAT_VERSION 3   /* 2: auth_drops; 3: transport per peer */
 #define MAX_ASKERS 16
 #define MARK_FMT PVMAM_MBOX_PREFIX "lib.%x"
 
@@ -54,6 +55,7 @@ static void put_stats(struct pmsg *m, const struct pvmam_stats *s)
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         put64(m, v[i]);
     pvmi_put_int(m, s->peers_am);
+    pvmi_put_str(m, s->transport);
 }
 
 static int route_of(const struct pvmx_peer *p)
@@ -109,7 +111,10 @@ static int get_stats(struct pmsg *m, struct pvmam_stats *s)
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
         if (get64(m, v[i]) < 0)
             return PvmBadMsg;
-    return pvmi_get_int(m, &s->peers_am) < 0 ? PvmBadMsg : 0;
+    if (pvmi_get_int(m, &s->peers_am) < 0 ||
+        pvmi_get_str(m, s->transport, sizeof s->transport) < 0)
+        return PvmBadMsg;
+    return 0;
 }
 
 static int read_answer(struct pmsg *m, struct pvmam_report *r)

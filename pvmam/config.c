@@ -8,9 +8,17 @@
 #include <string.h>
 #include "pvmam_int.h"
 
-static int parse_uint(const char *name, unsigned lo, unsigned hi, unsigned *out)
+/* A setting, or NULL when unset or empty: `PVMAM_X= prog` asks for the
+ * default, as a shell user would expect, rather than for an error. */
+static const char *setting(const char *name)
 {
     const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+static int parse_uint(const char *name, unsigned lo, unsigned hi, unsigned *out)
+{
+    const char *v = setting(name);
     if (!v)
         return 0;
     char *end;
@@ -33,7 +41,8 @@ static int known_transport(const char *t)
     return !strcmp(t, "off");
 }
 
-/* "tcp, udp, shm or off": the valid values, for the error line. */
+/* "tcp, udp, shm, two of them ... such as shm,tcp, or off": the valid
+ * values, for the error line. */
 static void transport_choices(char *buf, size_t size)
 {
     size_t l = 0;
@@ -43,29 +52,62 @@ static void transport_choices(char *buf, size_t size)
             break;
         l += (size_t)k;
     }
-    snprintf(buf + l, size - l, " or off");
+    snprintf(buf + l, size - l, ", two of them in order of preference such as %s, or off",
+             PVMX_DEFAULT_TRANSPORT);
+}
+
+/* "shm,tcp": 1..PVMX_NIFC different transports separated by single
+ * commas, or "off" alone.  0 (cfg->tr, cfg->ntr set) or -1. */
+static int parse_transport(const char *v, struct pvmx_config *cfg)
+{
+    cfg->ntr = 0;
+    if (!strcmp(v, "off")) {
+        strcpy(cfg->transport, v);
+        return 0;
+    }
+    if (strlen(v) >= sizeof cfg->transport)
+        return -1;
+    const char *a = v;
+    for (;;) {
+        size_t len = strcspn(a, ",");
+        if (cfg->ntr == PVMX_NIFC || len == 0 || len >= sizeof cfg->tr[0])
+            return -1;
+        char *t = cfg->tr[cfg->ntr];
+        memcpy(t, a, len);
+        t[len] = '\0';
+        if (!known_transport(t) || !strcmp(t, "off"))
+            return -1;
+        for (int i = 0; i < cfg->ntr; i++)
+            if (!strcmp(cfg->tr[i], t))
+                return -1;
+        cfg->ntr++;
+        if (!a[len])
+            break;
+        a += len + 1;
+    }
+    strcpy(cfg->transport, v);
+    return 0;
 }
 
 int pvmx_read_config(struct pvmx_config *cfg)
 {
-    strcpy(cfg->transport, "tcp");
+    parse_transport(PVMX_DEFAULT_TRANSPORT, cfg);
     cfg->depth = 8;
     cfg->timeout_ms = 30000;
     cfg->verbose = 0;
     int bad = 0;
-    const char *t = getenv("PVMAM_TRANSPORT");
+    const char *t = setting("PVMAM_TRANSPORT");
     if (t) {
-        if (known_transport(t) && strlen(t) < sizeof cfg->transport) {
-            strcpy(cfg->transport, t);
-        } else {
+        if (parse_transport(t, cfg) < 0) {
             char choices[128];
             transport_choices(choices, sizeof choices);
             fprintf(stderr, "libpvm3am: PVMAM_TRANSPORT=\"%s\" is not valid (%s); "
                     "running without AM\n", t, choices);
             bad = 1;
+            parse_transport("off", cfg);
         }
     }
-    const char *w = getenv("PVMAM_WAIT");
+    const char *w = setting("PVMAM_WAIT");
     if (w && pvmi_wait_set(w) < 0) {
         /* waiting is pvm3's: the daemon route waits the same way */
         fprintf(stderr, "libpvm3am: PVMAM_WAIT=\"%s\" is not valid (%s); "
@@ -79,7 +121,7 @@ int pvmx_read_config(struct pvmx_config *cfg)
         bad = 1;
     cfg->verbose = (int)verbose;
     if (bad)
-        strcpy(cfg->transport, "off");
+        parse_transport("off", cfg);
     return bad ? -1 : 0;
 }
 

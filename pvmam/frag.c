@@ -31,7 +31,7 @@ struct first {
 
 static int send_frags(struct pvmx_peer *p, const struct first *f, struct pmsg_slicer *sl)
 {
-    size_t maxp = am_max_payload(pvmx.ifc);
+    size_t maxp = am_max_payload(p->ifc);
     unsigned char h[HDR_FIRST];
     int first = 1;
     do {
@@ -50,7 +50,7 @@ static int send_frags(struct pvmx_peer *p, const struct first *f, struct pmsg_sl
             put32(h + 24, (uint32_t)((uint64_t)f->len >> 32));
             put32(h + 28, (uint32_t)f->len);
         }
-        int rc = am_request_vdata_ep(pvmx.ifc, p->ep, pvmx.h_frag, iov, n);
+        int rc = am_request_vdata_ep(p->ifc, p->ep, pvmx.h_frag, iov, n);
         if (rc < 0) {
             pvmx_log("send to t%x failed: %s", p->tid, am_strerror(rc));
             if (rc != AM_ERR_DEAD)

@@ -15,7 +15,7 @@
 #include "pvmam_int.h"
 
 #define MAX_TASKS 1024
-#define ADDR_MAX AM_ADDR_MAX
+#define ADDR_MAX PVMX_ADDRS_MAX   /* address lists (addrs.c) */
 
 static struct {
     int nhello, hello_tid[MAX_TASKS], hello_n[MAX_TASKS];

@@ -18,6 +18,10 @@
  * with REQ(addr) when L speaks first.  Control messages that arrive while
  * AM is still starting are kept and handled once it is up (or refused with
  * NAK if it never comes up).  docs/link-setup.md has the whole state table.
+ *
+ * A task may run two interfaces (shm for its host, tcp or udp for the
+ * others; addrs.c): S picks the link's transport, and its CONN carries its
+ * one address on that transport, which tells L the interface to accept on.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,9 +117,10 @@ static int lookup(struct pvmx_peer *p)
         return 0;
     p->watch_wid = 0;
     if (rc > 0) {
+        char list[PVMX_NIFC][AM_ADDR_MAX];
         rc = pvmx_ctrl_unpack(m, NULL, 0, p->addr, sizeof p->addr);
-        if (rc >= 0 && !p->addr[0])
-            rc = PvmBadMsg;
+        if (rc >= 0 && pvmx_addrs_split(p->addr, list, PVMX_NIFC) < 0)
+            rc = PvmBadMsg;   /* not an address list: no AM link to it */
         pmsg_free(m);
     }
     return rc < 0 ? rc : 1;
@@ -130,10 +135,11 @@ static void give_up(struct pvmx_peer *p, const char *why, int rc)
     pvmx_log("no AM link to t%x (%s: %s); using the daemon route", p->tid, why,
               am_strerror(rc));
     if (p->ep) {
-        am_remove_task(pvmx.ifc, p->tid);
-        am_deallocate_task(pvmx.ifc, p->ep);
+        am_remove_task(p->ifc, p->tid);
+        am_deallocate_task(p->ifc, p->ep);
         p->ep = NULL;
     }
+    p->ifc = NULL;
     p->kind = PEER_STOCK;
     p->tx_open = 0;
     p->conn_sent = 0;
@@ -165,37 +171,73 @@ static void close_exited(struct pvmx_peer *p)
     p->need_close = 0;
     if (!p->ep)
         return;
-    for (int i = 0; i < 8 && am_poll(pvmx.ifc) > 0; i++)
+    for (int i = 0; i < 8 && am_poll(p->ifc) > 0; i++)
         ;
     pvmx_log("t%x exited: closing its link", p->tid);
     pvmx_peer_drop_rx(p);
-    am_remove_task(pvmx.ifc, p->tid);
-    am_deallocate_task(pvmx.ifc, p->ep);
+    am_remove_task(p->ifc, p->tid);
+    am_deallocate_task(p->ifc, p->ep);
     p->ep = NULL;
     p->dead = 1;
     p->conn_sent = 0;
 }
 
-/* As the smaller tid: connect and announce it (CONN).  Our user messages
- * keep the daemon route until L's SWITCH says it has accepted. */
+/* At exit: the pvmd may have said, while answering our last requests,
+ * that peers are gone.  Their links go now, so the flush of what is in
+ * flight does not wait out PVMAM_TIMEOUT on a peer known dead (a host
+ * whose pvmd stopped and that then fell silent). */
+void pvmx_link_close_exited(void)
+{
+    for (int i = 0; i < pvmx_peer_count(); i++) {
+        struct pvmx_peer *p = pvmx_peer_at(i);
+        if (p->need_close)
+            close_exited(p);
+    }
+}
+
+/* Connect to p over the first of our interfaces, in our order, that p
+ * published an address for and that reaches it: libam says
+ * AM_ERR_BADADDR for an address its interface cannot reach (an shm
+ * address of another host), and the next one is tried. */
+static int connect_some(struct pvmx_peer *p, char *addr)
+{
+    int rc = AM_ERR_BADADDR, i = 0;
+    am_interface_t *ifc;
+    while ((ifc = pvmx_ifc_next(p, &i, addr))) {
+        p->ifc = ifc;
+        rc = am_allocate_task(ifc, &p->ep);
+        if (rc < 0)
+            return rc;
+        rc = am_connect_task(ifc, p->ep, addr);
+        if (rc != AM_ERR_BADADDR)
+            return rc;
+        am_deallocate_task(ifc, p->ep);
+        p->ep = NULL;
+        p->ifc = NULL;
+    }
+    return rc;
+}
+
+/* As the smaller tid: connect and announce it (CONN, with our address on
+ * the link's transport).  Our user messages keep the daemon route until
+ * L's SWITCH says it has accepted. */
 int pvmx_link_connect(struct pvmx_peer *p)
 {
     if (p->ep || p->kind != PEER_AM || p->dead)
         return 0;
-    int rc = am_allocate_task(pvmx.ifc, &p->ep);
-    if (rc < 0)
-        return give_up(p, "allocate", rc), rc;
-    rc = am_connect_task(pvmx.ifc, p->ep, p->addr);
+    char addr[AM_ADDR_MAX];
+    int rc = connect_some(p, addr);
     if (rc < 0)
         return give_up(p, "connect", rc), rc;
-    rc = am_insert_task(pvmx.ifc, p->ep, p->tid);
+    rc = am_insert_task(p->ifc, p->ep, p->tid);
     if (rc < 0)
         return give_up(p, "insert", rc), rc;
-    if (pvmx_send_ctrl(p->tid, PVMAM_TAG_CONN, &pvmx.mytid, 1, pvmx.addr) < 0)
+    if (pvmx_send_ctrl(p->tid, PVMAM_TAG_CONN, &pvmx.mytid, 1,
+                       am_task_address(p->ifc, AM_TID_SELF)) < 0)
         return give_up(p, "daemon", AM_ERR_SYS), PvmSysErr;
     p->conn_sent = 1;
     watch_exit(p);   /* one that exits before it answers closes the link */
-    pvmx_log("connected to t%x at %s", p->tid, p->addr);
+    pvmx_log("connected to t%x at %s", p->tid, addr);
     return 0;
 }
 
@@ -206,11 +248,13 @@ static void link_accept(struct pvmx_peer *p)
 {
     if (p->tx_open || p->ep)
         return;
-    int rc = am_allocate_task(pvmx.ifc, &p->ep);
+    /* its CONN named the transport it chose: one we published */
+    p->ifc = pvmx_ifc_of(p->addr);
+    int rc = p->ifc ? am_allocate_task(p->ifc, &p->ep) : AM_ERR_BADADDR;
     if (rc >= 0)
-        rc = am_accept_task(pvmx.ifc, p->ep, p->addr);
+        rc = am_accept_task(p->ifc, p->ep, p->addr);
     if (rc >= 0)
-        rc = am_insert_task(pvmx.ifc, p->ep, p->tid);
+        rc = am_insert_task(p->ifc, p->ep, p->tid);
     if (rc < 0) {
         give_up(p, "accept", rc);
         defer(&p->need_nak);   /* S must not wait for a SWITCH */
@@ -298,6 +342,11 @@ int pvmx_ctrl_filter(struct pmsg *m)
     int who = 0;
     char addr[sizeof p->addr];
     int rc = pvmx_ctrl_unpack(m, &who, with_addr, with_addr ? addr : NULL, sizeof addr);
+    /* REQ carries its address list, CONN the one address it connected from */
+    char list[PVMX_NIFC][AM_ADDR_MAX];
+    if (rc >= 0 && with_addr &&
+        pvmx_addrs_split(addr, list, m->tag == PVMAM_TAG_CONN ? 1 : PVMX_NIFC) < 0)
+        rc = PvmBadMsg;
     if (rc < 0 || (with_addr && who != m->src)) {
         pvmx_log("malformed control message from t%x dropped", m->src);
         if (m->tag == PVMAM_TAG_CONN)
@@ -391,11 +440,12 @@ static void watches_answered(void)
     }
 }
 
-void pvmx_link_work(void)
+int pvmx_link_work(void)
 {
+    int opened = 0;
     watches_answered();
     if (!pending)
-        return;
+        return 0;
     for (int i = 0; i < pvmx_peer_count(); i++) {
         struct pvmx_peer *p = pvmx_peer_at(i);
         if (p->need_nak) {
@@ -411,11 +461,14 @@ void pvmx_link_work(void)
             if (pvmx_send_ctrl(p->tid, PVMAM_TAG_SWITCH, NULL, 0, NULL) < 0)
                 p->dead = 1;
             p->tx_open = 1;   /* SWITCH is our last daemon-route message to p */
+            opened++;
         }
         if (p->need_watch)
             watch_exit(p);
-        if (p->need_close)
+        if (p->need_close) {
             close_exited(p);
+            opened++;
+        }
         if (p->need_ready) {
             /* READY is our last daemon-route message to p: AM after it */
             p->need_ready = 0;
@@ -423,6 +476,7 @@ void pvmx_link_work(void)
                 p->dead = 1;
             p->tx_open = 1;
             p->conn_sent = 0;
+            opened++;
         }
         if (p->need_connect) {
             p->need_connect = 0;
@@ -442,4 +496,5 @@ void pvmx_link_work(void)
     pending = 0;
     for (int i = 0; i < pvmx_peer_count(); i++)
         pending += has_work(pvmx_peer_at(i));
+    return opened;
 }

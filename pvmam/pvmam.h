@@ -8,7 +8,13 @@
  * calls are optional extras.
  *
  * Environment (read at pvm_mytid(), passed on to spawned children):
- *   PVMAM_TRANSPORT  tcp (default), udp, or off
+ *   PVMAM_TRANSPORT  shm,tcp (default), shm,udp, tcp, udp, shm, or off: a
+ *                    comma-separated list of at most two transports, in
+ *                    order of preference; each peer is reached over the
+ *                    first one it also has that reaches it (shm: only
+ *                    peers on this host), so shm,tcp means shm on this
+ *                    host, tcp to the others.  One name: that transport
+ *                    alone.
  *   PVMAM_DEPTH      request instances in flight per peer (1..64, default 8)
  *   PVMAM_TIMEOUT    longest retransmission interval in ms (udp; 100..3600000,
  *                    default 30000): a silent peer is declared dead after
@@ -33,7 +39,9 @@ extern "C" {
  * PvmSysErr when the job did not assemble within PVMAM_TIMEOUT). */
 int pvmam_init(int ntasks);
 
-/* The transport in use ("tcp", "udp"), or "off". */
+/* The transports in use, as PVMAM_TRANSPORT names them ("shm,tcp",
+ * "tcp", ...), or "off".  Fewer than configured only if one could not
+ * start (a line on stderr said so). */
 const char *pvmam_transport(void);
 
 struct pvmam_stats {
@@ -47,6 +55,9 @@ struct pvmam_stats {
     uint64_t auth_drops;      /* AMs and connections without our secret (libam) */
     int peers_am;                             /* peers reached over AM */
     int peers_opening;                        /* links still being set up */
+    char transport[16];       /* per peer: its link's transport ("shm", "tcp",
+                                 "udp"; "" without a link); for tid 0 the
+                                 task's, as pvmam_transport() */
 };
 
 /* Counters for one peer (tid) or, with tid 0, for the whole task.
@@ -63,7 +74,7 @@ struct pvmam_peer_report {
     struct pvmam_stats st;
 };
 struct pvmam_report {
-    char transport[8];         /* "tcp", "udp" or "off" */
+    char transport[16];        /* as pvmam_transport(): "shm,tcp", "tcp", "off" ... */
     struct pvmam_stats total;
     int npeers;                /* entries in peer[] */
     int more;                  /* peers that did not fit */

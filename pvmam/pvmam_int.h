@@ -17,8 +17,20 @@
 #include "pvmam.h"
 
 /* ---- configuration (config.c) ------------------------------------------ */
+/* PVMAM_TRANSPORT names up to this many transports, in order of
+ * preference per peer ("shm,tcp": shm where it reaches, tcp elsewhere). */
+#define PVMX_NIFC 2
+/* Room for a published address list: PVMX_NIFC addresses and separators. */
+#define PVMX_ADDRS_MAX (PVMX_NIFC * AM_ADDR_MAX)
+
+/* Without PVMAM_TRANSPORT: shm to peers on this host, tcp to the others
+ * (the fastest correct choice, README "PVMAM_TRANSPORT"). */
+#define PVMX_DEFAULT_TRANSPORT "shm,tcp"
+
 struct pvmx_config {
-    char transport[8];   /* "tcp", "udp", "shm" or "off" */
+    char transport[16];  /* as set: "shm,tcp" (default), "tcp", ..., "off" */
+    char tr[PVMX_NIFC][8];   /* its transports, in order of preference */
+    int ntr;             /* how many (0: off) */
     unsigned depth;
     unsigned timeout_ms;
     int verbose;
@@ -49,8 +61,12 @@ struct pvmx_peer {
     int need_watch;       /* ask the pvmd to tell us when it exits */
     int need_close;       /* the pvmd says it exited: close its link */
     int watch_wid;        /* the pvmd will answer when its address is there */
+    int settled;          /* a first send has waited for its link (settle.c) */
     am_endpoint_t *ep;
-    char addr[AM_ADDR_MAX];   /* its AM address, with its secret (libam/am.h) */
+    am_interface_t *ifc;  /* ep's interface: the transport the link uses */
+    /* Its published address list (addrs.c), or after its CONN the one
+     * address it connected from; each with its secret (libam/am.h). */
+    char addr[PVMX_ADDRS_MAX];
     /* message being reassembled from its fragments */
     int rbusy;            /* a message is in progress */
     int rstarted;         /* ...begun by frag_place, its handler not run yet */
@@ -76,8 +92,10 @@ struct pvmx_state {
     int starting;             /* r_connect is bringing AM up (publishing) */
     int exiting;              /* r_exit has begun */
     int mytid;
-    am_interface_t *ifc;
-    char addr[AM_ADDR_MAX];   /* our AM address, with our secret: mailbox only */
+    int nifc;
+    am_interface_t *ifc[PVMX_NIFC];   /* running, in order of preference */
+    char running[16];         /* their names: "shm,tcp" (pvmam_transport) */
+    char addr[PVMX_ADDRS_MAX];   /* our address list, with our secrets: mailbox only */
     int h_frag;               /* handler id */
     struct pvmx_peer *placing;   /* a fragment is being read into a precv's buffer */
     struct pvmam_stats total;
@@ -86,6 +104,22 @@ extern struct pvmx_state pvmx;
 
 void pvmx_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 long long pvmx_now_ms(void);
+
+/* ---- address lists (addrs.c) -------------------------------------------
+ * A task publishes one address per running interface, in order of
+ * preference, separated by one space: "shm:...#k tcp:...#k". */
+/* Split a list strictly: 1..max addresses, each "name:..." of printable
+ * non-space characters shorter than AM_ADDR_MAX, no transport twice.
+ * Returns the count, or -1 for anything else. */
+int pvmx_addrs_split(const char *list, char out[][AM_ADDR_MAX], int max);
+/* Our list from the running interfaces into pvmx.addr; 0 or -1. */
+int pvmx_addrs_make(void);
+/* The running interface whose transport the address names, or NULL. */
+am_interface_t *pvmx_ifc_of(const char *addr);
+/* The interface and address a link to p should use, in our order of
+ * preference: the i-th (from *i on) of ours whose transport p published.
+ * Returns the interface (and p's address in it, into addr) or NULL. */
+am_interface_t *pvmx_ifc_next(const struct pvmx_peer *p, int *i, char *addr);
 
 /* ---- link set-up (link.c) ---------------------------------------------- */
 /* Control messages between libpvm3am tasks, over the daemon route, in the
@@ -113,7 +147,10 @@ int pvmx_publish(void);                      /* our address into the mailbox */
 int pvmx_ctrl_filter(struct pmsg *m);        /* consume a control message */
 void pvmx_ctrl_replay_early(void);           /* after start-up: handle (or refuse)
                                                  what came while starting */
-void pvmx_link_work(void);                   /* deferred set-up steps */
+/* Deferred set-up steps; returns how many links opened or closed (a
+ * waiter for a link must look again rather than sleep). */
+int pvmx_link_work(void);
+void pvmx_link_close_exited(void);   /* at exit: close links to exited peers */
 /* Is the link to p in set-up (an endpoint, not yet open both ways)? */
 int pvmx_link_opening(const struct pvmx_peer *p);
 void pvmx_saw_daemon_msg(int src);           /* a user message via the pvmd */
@@ -124,6 +161,8 @@ void pvmx_link_consider(struct pvmx_peer *p);
 int pvmx_link_want(struct pvmx_peer *p);
 /* Open the AM link to p as the connecting side (smaller tid). */
 int pvmx_link_connect(struct pvmx_peer *p);
+/* route.h's settle: a first big send to tid waits briefly for its link. */
+int pvmx_settle(void *ctx, int tid, size_t len);
 /* Control message tag to dst over the daemon route: ints, then a counted
  * string when str is not NULL.  0 or a PVM error. */
 int pvmx_send_ctrl(int dst, int tag, const int *ints, int nint, const char *str);

@@ -1,7 +1,9 @@
 /*
  * stats.c - pvmam_stats: message and byte counts per peer and per task,
- * over AM and over the daemon, with libam's protocol counters.
+ * over AM and over the daemon, with libam's protocol counters, and the
+ * transport each link uses.
  */
+#include <stdio.h>
 #include <string.h>
 #include "pvmam_int.h"
 
@@ -32,8 +34,15 @@ int pvmam_stats(int tid, struct pvmam_stats *out)
         out->pvmd_msgs_recv = pvmx.total.pvmd_msgs_recv;
         out->pvmd_bytes_sent = pvmx.total.pvmd_bytes_sent;
         out->pvmd_bytes_recv = pvmx.total.pvmd_bytes_recv;
-        if (pvmx.ifc)
-            am_interface_stats(pvmx.ifc, &a);
+        for (int i = 0; i < pvmx.nifc; i++) {
+            struct am_stats b;
+            am_interface_stats(pvmx.ifc[i], &b);
+            a.retransmits += b.retransmits;
+            a.duplicates += b.duplicates;
+            a.drops += b.drops;
+            a.auth_drops += b.auth_drops;
+        }
+        snprintf(out->transport, sizeof out->transport, "%s", pvmam_transport());
     } else {
         struct pvmx_peer *p = pvmx_peer_find(tid);
         if (!p)
@@ -41,8 +50,11 @@ int pvmam_stats(int tid, struct pvmam_stats *out)
         *out = p->st;
         out->peers_am = p->tx_open && !p->dead;
         out->peers_opening = pvmx_link_opening(p);
-        if (pvmx.ifc)
-            am_task_stats(pvmx.ifc, tid, &a);
+        if (p->ifc) {   /* it has an endpoint: the link's transport */
+            am_task_stats(p->ifc, tid, &a);
+            snprintf(out->transport, sizeof out->transport, "%s",
+                     am_transport_name(p->ifc));
+        }
     }
     out->retransmits = a.retransmits;
     out->duplicates = a.duplicates;

@@ -175,7 +175,7 @@ static void make_label(void)
     if (strcmp(FFT_LIB, "stock") == 0)
         transport = opt->direct ? "direct" : "pvmd";
     else
-        transport = getenv("PVMAM_TRANSPORT") && *getenv("PVMAM_TRANSPORT") ? getenv("PVMAM_TRANSPORT") : "tcp";
+        transport = getenv("PVMAM_TRANSPORT") && *getenv("PVMAM_TRANSPORT") ? getenv("PVMAM_TRANSPORT") : "shm,tcp";
     const char *sp = opt->slave_prog ? strrchr(opt->slave_prog, '/') : NULL;
     snprintf(label, sizeof label, "fft n=%d slaves=%d gran=%s lib=%s transport=%s slave=%s", opt->n,
              opt->s, opt->gran == GRAN_ROW ? "row" : "pair", FFT_LIB, transport,

@@ -343,7 +343,11 @@ int main(int argc, char **argv)
         snprintf(rank, sizeof rank, "%d", s + 1);
         snprintf(pin, sizeof pin, "%d", !o.nopin);
         snprintf(dir, sizeof dir, "%d", direct);
-        if (pvm_spawn(self, (char *[]){ "-slave", rank, pin, dir, NULL }, PvmTaskDefault, "", 1, &tids[s]) != 1)
+        /* MPBENCH_HOST: the slaves on that host (run.sh --hosts) */
+        const char *where = getenv("MPBENCH_HOST");
+        if (pvm_spawn(self, (char *[]){ "-slave", rank, pin, dir, NULL },
+                      where && *where ? PvmTaskHost : PvmTaskDefault, where ? (char *)where : "",
+                      1, &tids[s]) != 1)
             fail("pvm_spawn", tids[s]);
         nslaves++;
     }

@@ -1,10 +1,14 @@
 /*
  * rawbench.c - raw-socket baselines for mpbench, same sizes and options:
- * TCP and UDP ping-pong (half round trip) and TCP streaming bandwidth on
- * loopback, the two processes pinned to cores 0 and 1, both busy-polling.
- * UDP messages above one datagram are cut into 65000-byte datagrams; UDP
- * has no recovery, so a loss (nothing for 1 s) ends the UDP series.
- *     rawbench [-T tcp_latency,udp_latency,tcp_bandwidth] [common options]
+ * TCP and UDP ping-pong (half round trip) and TCP and UDP streaming
+ * bandwidth on loopback, the two processes pinned to cores 0 and 1, both
+ * busy-polling.  UDP messages above one datagram are cut into 65000-byte
+ * datagrams; UDP has no recovery, so a loss (nothing for 1 s) ends the UDP
+ * series.  UDP streaming is the least a datagram transport must do: the
+ * receiver acknowledges each message with a 1-byte datagram and the sender
+ * keeps at most UDP_WINDOW bytes (half the receive buffer) unacknowledged,
+ * so the receive buffer never overflows.
+ *     rawbench [-T tcp_latency,udp_latency,tcp_bandwidth,udp_bandwidth] [common options]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,13 +24,16 @@
 #include "common.h"
 
 #define DGRAM 65000
-enum { T_TCPLAT, T_UDPLAT, T_TCPBW, NTESTS };
-static const char *const names[NTESTS] = { "tcp_latency", "udp_latency", "tcp_bandwidth" };
+#define UDP_BUF (8 << 20)
+#define UDP_WINDOW (UDP_BUF / 2)
+enum { T_TCPLAT, T_UDPLAT, T_TCPBW, T_UDPBW, NTESTS };
+static const char *const names[NTESTS] = { "tcp_latency", "udp_latency", "tcp_bandwidth",
+                                           "udp_bandwidth" };
 static const char *const units[NTESTS] = { "us, half round trip", "us, half round trip",
-                                           "MB/s, 1 MB = 1e6 bytes" };
+                                           "MB/s, 1 MB = 1e6 bytes", "MB/s, 1 MB = 1e6 bytes" };
 
 static char *buf;
-static int fds[NTESTS][2];   /* [test][side]: tcp pair for tests 0 and 2 */
+static int fds[NTESTS][2];   /* [test][side]: a connected socket pair per test */
 
 struct cmd { int test, n, iters; };
 
@@ -86,11 +93,61 @@ static int udp_recv(int fd, long n)
     } while (1);
 }
 
+/* One datagram, waited for at most 1 s (the series ends on a loss):
+ * its length, or -1. */
+static long udp_one(int fd, char *into)
+{
+    double deadline = mpb_now() + 1.0;
+    for (;;) {
+        ssize_t r = recv(fd, into, DGRAM, MSG_DONTWAIT);
+        if (r >= 0)
+            return r;
+        if ((errno != EAGAIN && errno != EINTR) || mpb_now() > deadline)
+            return -1;
+    }
+}
+
+/* UDP streaming: iters messages of n bytes, each acknowledged by the
+ * receiver with one byte; at most UDP_WINDOW bytes (and one message)
+ * unacknowledged. */
+static int udp_stream(int side, int fd, long n, int iters)
+{
+    long dgrams = n > DGRAM ? (n + DGRAM - 1) / DGRAM : 1;
+    if (side) {   /* receive, acknowledge every message */
+        for (int i = 0; i < iters; i++) {
+            for (long d = 0; d < dgrams; d++)
+                if (udp_one(fd, buf + (d * DGRAM < n ? d * DGRAM : 0)) < 0)
+                    return -1;
+            if (send(fd, buf, 1, 0) < 0)
+                return -1;
+        }
+        return 0;
+    }
+    long window = n > 0 ? UDP_WINDOW / n : iters;
+    if (window < 1)
+        window = 1;
+    char ack[DGRAM];
+    for (int sent = 0, acked = 0; acked < iters;) {
+        if (sent < iters && sent - acked < window) {
+            if (udp_send(fd, n) < 0)
+                return -1;
+            sent++;
+        } else if (udp_one(fd, ack) < 0) {
+            return -1;
+        } else {
+            acked++;
+        }
+    }
+    return 0;
+}
+
 /* Side 1 (the child) answers; side 0 (the parent) measures.  -1 = broken. */
 static int run(int side, int test, long n, int iters)
 {
     int fd = fds[test][side];
     int rc = 0;
+    if (test == T_UDPBW)
+        return udp_stream(side, fd, n, iters);
     for (int i = 0; i < iters && !rc; i++) {
         switch (test) {
         case T_TCPLAT:
@@ -113,7 +170,7 @@ static int pair(int udp, int sv[2])
 {
     struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) }, b = a;
     socklen_t sl = sizeof a;
-    int one = 1, big = 8 << 20;
+    int one = 1, big = UDP_BUF;
     if (udp) {
         sv[0] = socket(AF_INET, SOCK_DGRAM, 0);
         sv[1] = socket(AF_INET, SOCK_DGRAM, 0);
@@ -177,7 +234,7 @@ int main(int argc, char **argv)
 {
     struct mpb_opts o;
     mpb_opts_default(&o);
-    int on[NTESTS] = { 1, 1, 1 }, c;
+    int on[NTESTS] = { 1, 1, 1, 1 }, c;
     while ((c = getopt(argc, argv, "T:m:zn:s:i:w:r:t:o:qPh")) != -1) {
         int r = mpb_opt(&o, c, optarg);
         if (r > 0)
@@ -187,7 +244,8 @@ int main(int argc, char **argv)
                 on[t] = strstr(optarg, names[t]) != NULL || !strcmp(optarg, "all");
             continue;
         }
-        fprintf(stderr, "usage: rawbench [-T tcp_latency,udp_latency,tcp_bandwidth]\n%s", mpb_common_usage);
+        fprintf(stderr, "usage: rawbench [-T tcp_latency,udp_latency,tcp_bandwidth,udp_bandwidth]\n%s",
+                mpb_common_usage);
         return c == 'h' ? 0 : 2;
     }
     if (mpb_make_sizes(&o) < 0)
@@ -200,7 +258,7 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     int ctl[2];
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, ctl) < 0 || pair(0, fds[T_TCPLAT]) < 0 ||
-        pair(1, fds[T_UDPLAT]) < 0 || pair(0, fds[T_TCPBW]) < 0) {
+        pair(1, fds[T_UDPLAT]) < 0 || pair(0, fds[T_TCPBW]) < 0 || pair(1, fds[T_UDPBW]) < 0) {
         perror("rawbench: sockets");
         return 1;
     }
@@ -233,13 +291,15 @@ int main(int argc, char **argv)
                 if (dt < 0)
                     iters = 0;
                 else
-                    val[r] = t == T_TCPBW ? (double)n * iters / dt / 1e6 : dt / iters / 2 * 1e6;
+                    val[r] = t == T_TCPBW || t == T_UDPBW ? (double)n * iters / dt / 1e6
+                                                          : dt / iters / 2 * 1e6;
             }
             if (!iters) {
-                if (t != T_UDPLAT)
+                int udp = t == T_UDPLAT || t == T_UDPBW;
+                if (!udp)
                     rc = 1;
                 fprintf(stderr, "\nrawbench: %s broke at %ld bytes%s\n", names[t], n,
-                        t == T_UDPLAT ? " (datagram lost); series ends here" : "");
+                        udp ? " (datagram lost); series ends here" : "");
                 break;
             }
             mpb_series_point(&s, n, val, o.repeats, iters);

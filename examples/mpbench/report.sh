@@ -89,13 +89,16 @@ done 2>/dev/null >> "$OUT/metrics.dat"
     echo
     echo "== Fast Messages metrics (t0 us at the smallest size; r_inf MB/s; n_1/2 bytes)"
     echo "   ratios: t0 and r_inf (max) against stock-default and raw-tcp, same variant;"
+    echo "   r_inf against raw-udp (acknowledged UDP streaming, rawbench.c) where it ran;"
     echo "   against Open MPI's MPI_Send/MPI_Recv (mpi, psend rows) where it ran"
-    awk '{ k = $1 " " $2; t0[k] = $4; r[k] = $5; row[++n] = $0; if ($1 == "mpi") mpi = 1 }
+    awk '{ k = $1 " " $2; t0[k] = $4; r[k] = $5; row[++n] = $0; if ($1 == "mpi") mpi = 1
+           if ($1 == "raw-udp" && $5 != "-") rudp = 1 }
     function ratio(a, b) { return (a == "-" || b == "-" || b + 0 == 0) ? "-" : sprintf("%.2fx", a / b) }
     function num(x, f) { return x == "-" ? "-" : (x ~ /^</ ? x : sprintf(f, x)) }
     END {
         printf "%-14s %-6s %10s %10s %11s %11s %10s %9s %9s %9s %9s", "config", "var", "t0_size", "t0_us",
             "rinf_max", "rinf_fit", "n_1/2", "t0/stock", "r/stock", "t0/raw", "r/raw"
+        if (rudp) printf " %9s", "r/rawudp"
         if (mpi) printf " %9s %9s", "t0/mpi", "r/mpi"
         printf "\n"
         for (i = 1; i <= n; i++) {
@@ -104,6 +107,7 @@ done 2>/dev/null >> "$OUT/metrics.dat"
                 a[3], num(a[4], "%.2f"), num(a[5], "%.1f"), num(a[6], "%.1f"), num(a[7], "%.0f"),
                 ratio(a[4], t0["stock-default " v]), ratio(a[5], r["stock-default " v]),
                 ratio(a[4], t0["raw-tcp " v]), ratio(a[5], r["raw-tcp " v])
+            if (rudp) printf " %9s", ratio(a[5], r["raw-udp " v])
             # MPI has one variant: every row is compared with its psend row
             if (mpi) printf " %9s %9s", ratio(a[4], t0["mpi psend"]), ratio(a[5], r["mpi psend"])
             printf "\n"

@@ -1,11 +1,14 @@
 #!/bin/bash
 # run.sh - the MPBench comparison: stock PVM (default and direct route),
-# libpvm3am with each PVMAM_TRANSPORT, raw sockets and Open MPI (mpi, where
+# libpvm3am with each PVMAM_TRANSPORT (am-default: none set), raw sockets and Open MPI (mpi, where
 # mpbench_mpi was built), in one private VM, interleaved round by round;
 # then medians, figures and the summary table.
 #   run.sh [--quick] [--out DIR] [--rounds N] [--reps N] [--configs LIST]
 #          [--sizes LIST] [--max BYTES] [--tcap SECS] [--tests LIST]
-#          [--crowd N] [-- more mpbench options]
+#          [--crowd N] [--hosts] [-- more mpbench options]
+# --hosts: between two hosts of a netvm VM (network namespaces on a bridge,
+# tests/lib/netvm.sh; as root): the master on node1, its slaves on node2;
+# configurations stock-default, stock-direct, am-tcp, am-udp by default.
 # A configuration am-TRANSPORT@POLICY runs with PVMAM_WAIT=POLICY.
 # The collectives run with 4 tasks, and again with --crowd tasks (default
 # 8, 0: not) as TEST-pN: more tasks than this machine has cores.
@@ -25,6 +28,7 @@ CONFIGS="stock-default stock-direct am-off am-tcp am-udp am-shm raw"
 [ -x "$B/mpbench_mpi" ] && CONFIGS="$CONFIGS mpi"
 ROUNDS=3 REPS=3 MAX=1048576 TCAP=0.01 SIZES="" TESTS=all CROWD=8
 quick=${BENCH_QUICK:-}
+hosts=
 extra=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -38,6 +42,7 @@ while [ $# -gt 0 ]; do
     --tcap) TCAP=$2; shift ;;
     --tests) TESTS=$2; shift ;;
     --crowd) CROWD=$2; shift ;;
+    --hosts) hosts=1 ;;
     --) shift; extra=("$@"); break ;;
     *) echo "usage: run.sh [--quick] [--out DIR] [--rounds N] [--reps N] [--configs LIST]" \
             "[--sizes LIST] [--max BYTES] [--tcap SECS] [--tests LIST] [--crowd N]" \
@@ -66,8 +71,22 @@ mkdir -p "$OUTDIR" || exit 2
 OUTDIR=$(cd "$OUTDIR" && pwd)
 rm -rf "$OUTDIR/rounds" "$OUTDIR/dat"
 mkdir -p "$OUTDIR/rounds" "$OUTDIR/dat"
-. "$top_srcdir/tests/lib/pvmvm.sh"
-vm_start || exit 1
+if [ -n "$hosts" ]; then
+    # two namespace hosts; every program of the run on node1, slaves on node2
+    case " $CONFIGS " in *" raw "*|*" mpi "*|*" am-shm "*|*" am-off "*)
+        CONFIGS="stock-default stock-direct am-tcp am-udp" ;;
+    esac
+    CROWD=0
+    . "$top_srcdir/tests/lib/netvm.sh"
+    nvm_start 2 || exit 1
+    nvm_addhosts || exit 1
+    MPBENCH_HOST=$(nvm_name 2); export MPBENCH_HOST
+    on1() { nvm_on 1 "$@"; }
+else
+    . "$top_srcdir/tests/lib/pvmvm.sh"
+    vm_start || exit 1
+    on1() { "$@"; }
+fi
 start=$(date +%s)
 say() { echo "[mpbench $(( $(date +%s) - start ))s] $*" >&2; }
 say "output in $OUTDIR; configurations: $CONFIGS; rounds: $ROUNDS;" \
@@ -85,14 +104,17 @@ collectives() {
 mpb() {
     local cfg=$1; shift
     case $cfg in
-    stock-default) (unset PVMAM_TRANSPORT; timeout 300 "$B/mpbench_stock" "$@") ;;
-    stock-direct)  (unset PVMAM_TRANSPORT; timeout 300 "$B/mpbench_stock" -d "$@") ;;
+    stock-default) (unset PVMAM_TRANSPORT; on1 timeout 300 "$B/mpbench_stock" "$@") ;;
+    stock-direct)  (unset PVMAM_TRANSPORT; on1 timeout 300 "$B/mpbench_stock" -d "$@") ;;
     am-*@*)   # am-TRANSPORT@POLICY: with PVMAM_WAIT=POLICY
         (export PVMAM_WAIT=${cfg#*@}; mpb "${cfg%@*}" "$@") ;;
+    am-default)   # no PVMAM_TRANSPORT: what a user gets (shm,tcp)
+        (unset PVMAM_TRANSPORT; export PVM_EXPORT=${PVM_EXPORT:+$PVM_EXPORT:}PVMAM_WAIT
+         timeout 300 "$B/mpbench_am" "$@") ;;
     am-*)
         # spawned tasks get the transport through PVM_EXPORT, as users would do it
         (export PVMAM_TRANSPORT=${cfg#am-} PVM_EXPORT=${PVM_EXPORT:+$PVM_EXPORT:}PVMAM_TRANSPORT:PVMAM_WAIT
-         timeout 300 "$B/mpbench_am" "$@") ;;
+         on1 timeout 300 "$B/mpbench_am" "$@") ;;
     mpi) mpi_run "$@" ;;
     *) echo "run.sh: unknown configuration $cfg" >&2; return 2 ;;
     esac
@@ -134,7 +156,7 @@ run_one() {
 raw_tests() {
     case $TESTS in
     all) echo all ;;
-    *) echo "$TESTS" | sed 's/roundtrip//; s/latency/tcp_latency,udp_latency/; s/bandwidth/tcp_bandwidth/' ;;
+    *) echo "$TESTS" | sed 's/roundtrip//; s/latency/tcp_latency,udp_latency/; s/bandwidth/tcp_bandwidth,udp_bandwidth/' ;;
     esac
 }
 
@@ -148,7 +170,7 @@ for k in $(seq "$ROUNDS"); do
         run_one "$cfg" "$k"
     done
 done
-vm_stop
+vm_atexit
 say "measurements done; medians, figures and table"
 bash "$here/report.sh" "$OUTDIR" $CONFIGS || exit 1
 bash "$here/plot.sh" "$OUTDIR" $CONFIGS || say "no figures (gnuplot missing or failed)"

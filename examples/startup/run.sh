@@ -4,7 +4,8 @@
 # reply from each.  Configurations run interleaved, ROUNDS times; prints
 # the median of spawn-to-last-reply and each configuration over stock.
 #   run.sh [N] [ROUNDS] [CONFIGS...]    configs: stock am-off am-tcp am-udp am-shm am-default,
-#   am-T@POLICY runs with PVMAM_WAIT=POLICY
+#   am-T@POLICY runs with PVMAM_WAIT=POLICY, am-init with pvmam_init in every
+#   task (the default transports)
 set -u
 B=${top_builddir:-.}/examples/startup
 N=${1:-8} ROUNDS=${2:-15}
@@ -19,9 +20,12 @@ for r in $(seq "$ROUNDS"); do
         lib=${c%%-*} tr=${c#am-} wait=
         case $tr in *@*) wait=${tr#*@} tr=${tr%@*} ;; esac
         if [ "$lib" = stock ]; then tr=; fi
+        init=
+        if [ "$tr" = init ]; then tr= init=1; fi
         if [ "$tr" = default ]; then tr=; fi
         ( [ -n "$tr" ] && export PVMAM_TRANSPORT=$tr
           [ -n "$wait" ] && export PVMAM_WAIT=$wait
+          [ -n "$init" ] && export STARTUP_INIT=1
           timeout 60 "$B/startup_$lib" "$N" ) > "$OUT/run" || { echo "FAIL: $c" >&2; exit 1; }
         awk -v c="$c" '$1 == "all_ms" { print c, $3 }' "$OUT/run" >> "$OUT/all"
     done

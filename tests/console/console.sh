@@ -4,8 +4,9 @@
 #  1. one command script through the stock pvm console and through pvmam:
 #     the transcripts must be the same once tids, host names and the
 #     known error-text difference are normalised;
-#  2. transport udp and shm, a libpvm3am job exchanging data, amstat: AM bytes > 0
-#     and daemon-route bytes near 0; after transport off the reverse;
+#  2. transport udp, shm and default (shm,tcp), a libpvm3am job exchanging
+#     data, amstat: AM bytes > 0 and daemon-route bytes near 0, each peer's
+#     link over the expected transport (VIA); after transport off the reverse;
 #     ps marks the libpvm3am tasks;
 #  3. bad input: each is one clear line and the console goes on; a task
 #     that cannot answer amstat shows as such; end of input leaves the
@@ -92,25 +93,33 @@ fi
 [ "$(grep -c 'hello, world' "$W/am.out")" = 1 ] || fail "hello's output did not reach the console"
 
 # ---- 2. amstat: AM against the daemon route ---------------------------
+unset PVMAM_TRANSPORT   # "transport default" must mean the library's default
 vm_start || exit 99
 cp "$AMJOB" "$VM_BIN/amjob"
 cons_start "$W/amstat.out" "$CONSOLE" || exit 99
 NMSG=200 SIZE=4096
-# check_amstat MARK WANT: every libpvm3am task's total row after MARK
-# must show AM bytes > 0 and pvmd bytes near 0 (WANT=am), or the reverse
+# check_amstat MARK WANT [VIA]: every libpvm3am task's total row after MARK
+# must show AM bytes > 0 and pvmd bytes near 0 (WANT=am), or the reverse;
+# with VIA, each task's one peer row must say route am, transport VIA
 check_amstat() {
     since "$1" > "$W/part"
     n=$(grep -c 'libpvm3am, transport' "$W/part")
     [ "$n" = 2 ] || { fail "amstat ($2): $n libpvm3am tasks answered, want 2"; cat "$W/part"; return; }
-    # total rows: total - AMMSGS AMBYTES PVMDMSGS PVMDBYTES ...
+    # total rows: total - VIA AMMSGS AMBYTES PVMDMSGS PVMDBYTES ...
     awk -v want="$2" -v min=$((NMSG * SIZE)) '
         $1 == "total" { n++
-            am = $4; pd = $6
+            am = $5; pd = $7
             if (want == "am" && !(am >= min && pd * 20 < am)) bad++
             if (want == "pvmd" && !(am == 0 && pd >= min)) bad++ }
         END { exit (n == 2 && !bad) ? 0 : 1 }' "$W/part" ||
         { fail "amstat ($2): wrong figures"; cat "$W/part"; return; }
-    echo "amstat over $2: ok"; grep -E 'total|transport' "$W/part"
+    if [ -n "${3:-}" ]; then
+        # peer rows: tNNN ROUTE VIA ...
+        awk -v via="$3" '$1 ~ /^t[0-9a-f]+$/ && NF == 11 { n++; if ($2 != "am" || $3 != via) bad++ }
+            END { exit (n == 2 && !bad) ? 0 : 1 }' "$W/part" ||
+            { fail "amstat ($2): peer links not over $3"; cat "$W/part"; return; }
+    fi
+    echo "amstat over $2${3:+ via $3}: ok"; grep -E 'total|transport|^ *t[0-9a-f]' "$W/part"
 }
 cons_cmd "transport udp"
 cons_cmd "spawn -> amjob master 1 $NMSG $SIZE"
@@ -121,7 +130,7 @@ cons_cmd "ps -a"
     { fail "ps does not mark both libpvm3am tasks"; since $((CONS_N - 1)); }
 mark=$CONS_N
 cons_cmd "amstat"
-check_amstat "$mark" am
+check_amstat "$mark" am udp
 cons_cmd "reset"
 nproc_is 0 "$VM_BIN/amjob slave"
 cons_cmd "transport shm"
@@ -129,12 +138,22 @@ cons_cmd "spawn -> amjob master 1 $NMSG $SIZE"
 cons_wait "\[2:t[0-9a-f]*\] done $NMSG" 60 || fail "the shm job did not finish its exchange"
 mark=$CONS_N
 cons_cmd "amstat"
-check_amstat "$mark" am
+check_amstat "$mark" am shm
+cons_cmd "reset"
+nproc_is 0 "$VM_BIN/amjob slave"
+cons_cmd "transport default"   # shm,tcp: every task is on this host, so shm
+cons_cmd "spawn -> amjob master 1 $NMSG $SIZE"
+cons_wait "\[3:t[0-9a-f]*\] done $NMSG" 60 || fail "the default job did not finish its exchange"
+mark=$CONS_N
+cons_cmd "amstat"
+check_amstat "$mark" am shm
+grep -c 'libpvm3am, transport shm,tcp' "$W/part" | grep -qx 2 ||
+    { fail "amstat: the default job does not report shm,tcp"; cat "$W/part"; }
 cons_cmd "reset"
 nproc_is 0 "$VM_BIN/amjob slave"
 cons_cmd "transport off"
 cons_cmd "spawn -> amjob master 1 $NMSG $SIZE"
-cons_wait "\[3:t[0-9a-f]*\] done $NMSG" 60 || fail "the off job did not finish its exchange"
+cons_wait "\[4:t[0-9a-f]*\] done $NMSG" 60 || fail "the off job did not finish its exchange"
 mark=$CONS_N
 cons_cmd "amstat"
 check_amstat "$mark" pvmd
@@ -163,6 +182,11 @@ expect "amstat 7ffff" "^amstat: t7ffff: No such task$"
 expect "amstat q" "^amstat: q: not a task id$"
 expect "amstat -w x" "milliseconds"
 expect "transport bogus" "^transport: bogus: not a transport"
+expect "transport shm,shm" "^transport: shm,shm: not a transport"
+expect "transport shm,tcp,udp" "^transport: shm,tcp,udp: not a transport"
+expect "transport shm," "^transport: shm,: not a transport"
+expect "transport shm,udp" "^PVMAM_TRANSPORT=shm,udp for spawned tasks$"
+expect "transport default" "use shm,tcp$"
 expect "setopt PvmNoSuch 1" 'Unknown'
 expect "setopt PvmRoute x" "not a number"
 expect "echo 'open" "^unmatched '$"

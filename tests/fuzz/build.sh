@@ -23,5 +23,6 @@ build() { name=$1; shift; echo "fuzz: building $name"; "$CLANG" $FL $INC "$@" -o
 build fuzz_upk "$src/tests/fuzz/fuzz_upk.c" $PACK $TIRPC
 build fuzz_am_udp "$src/tests/fuzz/fuzz_am_udp.c" $LIBAM
 build fuzz_am_tcp "$src/tests/fuzz/fuzz_am_tcp.c" $LIBAM
+build fuzz_am_shm "$src/tests/fuzz/fuzz_am_shm.c" $LIBAM
 build fuzz_wire "$src/tests/fuzz/fuzz_wire.c" "$src/tests/fuzz/no_routes.c" $PVM3 $TIRPC
 build fuzz_ctrl "$src/tests/fuzz/fuzz_ctrl.c" "$src/tests/fuzz/no_routes.c" $PVM3 $PVMAM $LIBAM $TIRPC

@@ -18,7 +18,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/pvmamfuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$bld/tests/fuzz/crashes"
 rc=0
-for t in fuzz_upk fuzz_wire fuzz_am_udp fuzz_am_tcp fuzz_ctrl; do
+for t in fuzz_upk fuzz_wire fuzz_am_udp fuzz_am_tcp fuzz_am_shm fuzz_ctrl; do
     mkdir -p "$work/$t"
     timeout $((secs + 60)) "$out/$t" -max_total_time="$secs" -print_final_stats=1 \
         -artifact_prefix="$bld/tests/fuzz/crashes/$t-" "$work/$t" "$src/tests/fuzz/corpus/$t" \

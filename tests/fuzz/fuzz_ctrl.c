@@ -35,12 +35,15 @@ static int start(void)
     memset(&pvmx, 0, sizeof pvmx);
     strcpy(pvmx.cfg.transport, "udp");
     pvmx.mytid = ME;
-    if (am_init("udp", &c, &pvmx.ifc) < 0)
+    if (am_init("udp", &c, &pvmx.ifc[0]) < 0)
         return -1;
+    pvmx.nifc = 1;
+    strcpy(pvmx.running, "udp");
     if (h_frag < 0 && (h_frag = pvmx_frag_bind()) < 0)
         return -1;
     pvmx.h_frag = h_frag;
-    snprintf(pvmx.addr, sizeof pvmx.addr, "%s", am_task_address(pvmx.ifc, AM_TID_SELF));
+    if (pvmx_addrs_make() < 0)
+        return -1;
     pvmx.on = 1;
     return 0;
 }
@@ -92,9 +95,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     up();
 out:
     pvmx_peers_free();
-    if (pvmx.ifc)
-        am_shutdown(pvmx.ifc);
-    pvmx.ifc = NULL;
+    if (pvmx.ifc[0])
+        am_shutdown(pvmx.ifc[0]);
+    pvmx.ifc[0] = NULL;
+    pvmx.nifc = 0;
     pvmx.on = 0;
     pvmi_rxq_reset();
     return 0;

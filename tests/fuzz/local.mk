@@ -6,7 +6,7 @@ TESTS += tests/fuzz/fuzz.sh
 endif
 EXTRA_DIST += tests/fuzz/build.sh tests/fuzz/fuzz.sh tests/fuzz/fuzz_am.h \
 	tests/fuzz/fuzz_upk.c tests/fuzz/fuzz_wire.c tests/fuzz/fuzz_am_udp.c \
-	tests/fuzz/fuzz_am_tcp.c tests/fuzz/fuzz_ctrl.c tests/fuzz/no_routes.c \
+	tests/fuzz/fuzz_am_tcp.c tests/fuzz/fuzz_am_shm.c tests/fuzz/fuzz_ctrl.c tests/fuzz/no_routes.c \
 	tests/fuzz/seeds.py tests/fuzz/corpus
 FUZZ_SECONDS ?= 600
 .PHONY: fuzz

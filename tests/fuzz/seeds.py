@@ -4,9 +4,9 @@
     python3 tests/fuzz/seeds.py [CORPUS_DIR]   (default: tests/fuzz/corpus)
 
 The seeds are checked in; run this again when the AM header
-(libam/am_int.h), the fuzz targets' input layout (tests/fuzz/fuzz_am_*.c,
-fuzz_ctrl.c) or pvmam's control messages (pvmam/link.c, pvmam/init.c)
-change.  Every AM carries the fuzz interfaces' secret (FZ_KEY,
+(libam/am_int.h), the shm transport's records and hello (libam/tr_shm.h),
+the fuzz targets' input layout (tests/fuzz/fuzz_am_*.c, fuzz_ctrl.c) or
+pvmam's control messages (pvmam/link.c, pvmam/init.c) change.  Every AM carries the fuzz interfaces' secret (FZ_KEY,
 tests/fuzz/fuzz_am.h), so the seeds reach the protocol and the handlers;
 a few carry a wrong one or none.
 """
@@ -57,6 +57,101 @@ def ctrl(tag, src, body=b"", flags=0):
     return struct.pack(">BBH", TAGS.index(tag) | flags, SRC[src], len(body)) + body
 
 
+# fuzz_am_shm (tests/fuzz/fuzz_am_shm.c), libam/tr_shm.h; native (little endian) words
+RING = 64 << 10               # RING_MIN: the ring the target offers
+SEG_SIZE = 4096 + 2 * RING    # DATA_OFF + 2 rings
+SEG_MAGIC, SEG_VERSION = 0x414D5348, 3
+REC_AM, REC_BIG, REC_CHUNK, REC_PAD = 1, 2, 3, 4
+BIG_CMA, BIG_STREAM = 1, 2
+SHM_SRC = 0x2A0000000000         # the target's source buffer for BIG_CMA spans
+PLACED = 1                    # the target's handler with a placer (head 16 bytes)
+
+
+def rec_len(size):
+    """REC_LEN (libam/tr_shm.h): the 16-byte stamped header and the body, whole lines."""
+    return (16 + size + 63) & ~63
+
+
+class Ring:
+    """A peer's record stream as fuzz_am_shm takes it: flags, start, pieces."""
+
+    def __init__(self, flags=0, start=0, hello=b""):
+        self.pos = rec_len(start * 8 % RING) % RING
+        self.out = struct.pack(">BH", flags, start) + hello
+
+    def piece(self, raw, poll=True):
+        """A record without its stamp (kind, size, body): the target stamps it."""
+        self.out += struct.pack(">H", len(raw) | (0 if poll else 0x8000)) + raw
+        self.pos += rec_len(max(len(raw) - 8, 0))
+        return self
+
+    def rec(self, kind, body, poll=True):
+        """As libam's producer writes it: a PAD first where it would not fit."""
+        need = rec_len(len(body))
+        left = RING - self.pos % RING
+        if left < need:
+            self.piece(struct.pack("<II", REC_PAD, left - 16), False)
+        return self.piece(struct.pack("<II", kind, len(body)) + body, poll)
+
+
+def big(h, mode, head, seq=0, spans=()):
+    """A REC_BIG body: the AM header (h, payload excluded), struct big, spans."""
+    b = struct.pack("<IIQII", mode, len(head), seq, len(spans), 0) + head.ljust(64, b"\0")
+    return h + b + b"".join(struct.pack("<QQ", a, n) for a, n in spans)
+
+
+def shm_hello(key=KEY, addr=b"", ring=RING, seg=SEG_SIZE, magic=SEG_MAGIC):
+    return (struct.pack("<IIQ", magic, SEG_VERSION, key) + addr.ljust(64, b"\0") +
+            struct.pack("<QQQQ", seg, ring, 0, 0))
+
+
+def shm_seeds(seeds):
+    req = am(REQ, b"\x01abcd")
+    req2 = am(REQ, b"\x00xy", seq=1, inst=1)
+    seeds["fuzz_am_shm/req"] = Ring().rec(REC_AM, req).out
+    seeds["fuzz_am_shm/two_one_poll"] = Ring().rec(REC_AM, req, False).rec(REC_AM, req2).out
+    seeds["fuzz_am_shm/reply_blank"] = Ring().rec(REC_AM, am(REP, handler=BLANK)).out
+    seeds["fuzz_am_shm/wrong_key"] = Ring().rec(REC_AM, am(REQ, b"\x01abcd", key=WRONG)).rec(REC_AM, req).out
+    w = Ring(start=8190)
+    for i in range(6):
+        w.rec(REC_AM, am(REQ, b"\x01wrap", seq=i, inst=i % 8))
+    seeds["fuzz_am_shm/wrap"] = w.out
+    seeds["fuzz_am_shm/straddle"] = Ring(start=8190).piece(struct.pack("<II", REC_AM, len(req)) + req).out
+    seeds["fuzz_am_shm/pad_only"] = Ring(start=4).rec(REC_PAD, b"\0" * 64).rec(REC_AM, req).out
+    n = 300
+    seeds["fuzz_am_shm/big_stream"] = (Ring().rec(REC_BIG, big(hdr(REQ, n), BIG_STREAM, b"\x01" * 64))
+                                       .rec(REC_CHUNK, b"c" * 100).rec(REC_CHUNK, b"d" * (n - 64 - 100)).out)
+    n = 16 + 16384 + 100
+    r = Ring().rec(REC_BIG, big(hdr(REQ, n, handler=PLACED), BIG_STREAM, b"p" * 64))
+    rest = n - 64
+    while rest:
+        k = min(rest, 8000)
+        r.rec(REC_CHUNK, b"q" * k)
+        rest -= k
+    seeds["fuzz_am_shm/big_stream_placed"] = r.out
+    n = 20000
+    spans = ((SHM_SRC, 10000), (SHM_SRC + 10000, n - 64 - 10000))
+    seeds["fuzz_am_shm/big_cma"] = Ring(flags=1).rec(REC_BIG, big(hdr(REQ, n), BIG_CMA, b"\x01" * 64, 1, spans)).out
+    seeds["fuzz_am_shm/big_cma_placed"] = Ring(flags=1).rec(
+        REC_BIG, big(hdr(REQ, n, handler=PLACED), BIG_CMA, b"h" * 64, 1, spans)).rec(REC_AM, req2).out
+    seeds["fuzz_am_shm/big_cma_refused"] = Ring(flags=0).rec(REC_BIG, big(hdr(REQ, n), BIG_CMA, b"\x01" * 64, 1, spans)).out
+    seeds["fuzz_am_shm/big_cma_unmapped"] = Ring(flags=1).rec(REC_BIG, big(hdr(REQ, n), BIG_CMA, b"\x01" * 64, 1,
+                                                                           ((4096, n - 64),))).out
+    seeds["fuzz_am_shm/peer_gone"] = Ring(flags=8).rec(REC_AM, req, False).rec(REC_AM, req2, False).out
+    seeds["fuzz_am_shm/unsealed_shrunk"] = Ring(flags=16).rec(REC_AM, req).out
+    seeds["fuzz_am_shm/hello"] = Ring(flags=2, hello=shm_hello()).rec(REC_AM, req).out
+    seeds["fuzz_am_shm/hello_no_key"] = Ring(flags=2, hello=shm_hello(key=0)).rec(REC_AM, req).out
+    seeds["fuzz_am_shm/hello_wrong_key"] = Ring(flags=2, hello=shm_hello(key=WRONG)).rec(REC_AM, req).out
+    seeds["fuzz_am_shm/hello_bad_ring"] = Ring(flags=2, hello=shm_hello(ring=RING // 2)).rec(REC_AM, req).out
+    seeds["fuzz_am_shm/hello_bad_magic"] = Ring(flags=2, hello=shm_hello(magic=0)).rec(REC_AM, req).out
+    seeds["fuzz_am_shm/hello_other_name"] = Ring(flags=6, hello=shm_hello(addr=b"shm:elsewhere:1:1")).rec(REC_AM, req).out
+
+
+def hdr(kind, length, handler=0, seq=0, inst=0):
+    """An AM header announcing length payload bytes (which follow elsewhere)."""
+    return am(kind, b"\0" * length, seq=seq, inst=inst, handler=handler)[:32]
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus")
     seeds = {}
@@ -96,6 +191,7 @@ def main():
                                     xdr_counted(addr) + xdr_counted(addr) + xdr_counted("")) +
                                ctrl("DONE", big) + ctrl("GO", small))
     seeds["fuzz_ctrl/bad_addr"] = ctrl("CONN", small, xdr_int(small) + xdr_counted("udp:7f000001:9999"))
+    shm_seeds(seeds)
     for path, data in sorted(seeds.items()):
         full = os.path.join(root, path)
         os.makedirs(os.path.dirname(full), exist_ok=True)

@@ -243,7 +243,8 @@ int main(int argc, char **argv)
      * time, and the pvm_notify message still comes */
     if (on) {
         int victim = tids[n - 1], vpid = task_pid(victim);
-        int shm = !strcmp(pvmam_transport(), "shm");
+        struct pvmam_stats vs;   /* the link's transport: shm alone or in a list */
+        int shm = pvmam_stats(victim, &vs) == 0 && !strcmp(vs.transport, "shm");
         pvm_notify(PvmTaskExit, 40, 1, &victim);
         for (int i = 0; i < 20; i++)
             pvm_psend(victim, 30, a, 65536, PVM_BYTE);

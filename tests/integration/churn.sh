@@ -12,7 +12,7 @@ case " ${CFLAGS:-} " in *-fsanitize=*)
     CHURN_NO_RSS=1; export CHURN_NO_RSS
     echo "sanitizer build: resident memory is not compared (LeakSanitizer checks leaks)" ;;
 esac
-shm0=$(ls /dev/shm 2>/dev/null | wc -l)
+. "$top_srcdir/tests/lib/devshm.sh"
 rc=0
 for t in ${CHURN_TRANSPORTS:-tcp udp shm off}; do
     echo "== PVMAM_TRANSPORT=$t"
@@ -22,7 +22,5 @@ for t in ${CHURN_TRANSPORTS:-tcp udp shm off}; do
     echo "files in PVM_TMP: $before -> $after"
     [ "$after" -le "$before" ] || { echo "FAIL: files left in PVM_TMP:"; ls -la "$PVM_TMP"; rc=1; }
 done
-shm1=$(ls /dev/shm 2>/dev/null | wc -l)
-echo "entries in /dev/shm: $shm0 -> $shm1"
-[ "$shm1" -le "$shm0" ] || { echo "FAIL: /dev/shm grew"; rc=1; }
+devshm_check || rc=1
 exit $rc

@@ -421,8 +421,11 @@ static void t_tasks(int *tids, int n, const char *path)
     int nh, na, nt;
     struct pvmhostinfo *h;
     struct pvmtaskinfo *t;
-    CHECK(pvm_config(&nh, &na, &h) == 0 && nh == 1 && h[0].hi_dsig != 0, "config");
-    CHECK(pvm_tidtohost(tids[0]) == h[0].hi_tid, "tidtohost %x vs %x", pvm_tidtohost(tids[0]), h[0].hi_tid);
+    CHECK(pvm_config(&nh, &na, &h) == 0 && nh >= 1 && h[0].hi_dsig != 0, "config");
+    int on = 0;   /* the slave's host is one of the VM's (hosts.sh runs several) */
+    for (int k = 0; k < nh; k++)
+        on |= pvm_tidtohost(tids[0]) == h[k].hi_tid;
+    CHECK(on, "tidtohost %x is no host of the VM", pvm_tidtohost(tids[0]));
     CHECK(pvm_tasks(0, &nt, &t) == 0, "tasks");
     int seen = 0;
     for (int k = 0; k < nt; k++)

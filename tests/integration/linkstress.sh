@@ -13,7 +13,7 @@ rc=0
 for s in ring mcast larger exit; do
     "$B/linkstress_stock" MASTER $s 20 || { echo "FAIL: stock $s"; rc=1; }
 done
-for t in ${STRESS_TRANSPORTS:-tcp udp shm off}; do
+for t in ${STRESS_TRANSPORTS:-tcp udp shm shm,tcp off}; do
     for s in ring mcast larger exit; do
         echo "== PVMAM_TRANSPORT=$t $s"
         PVMAM_TRANSPORT=$t "$B/linkstress_am" MASTER $s "$rounds" || { echo "FAIL: $t $s"; rc=1; }

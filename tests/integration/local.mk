@@ -10,7 +10,7 @@ tests_integration_interop_am_CPPFLAGS =
 tests_integration_interop_am_LDADD = libpvm3am.la
 tests_integration_interop_am_LDFLAGS = -no-install
 
-EXTRA_DIST += tests/integration/interop.sh tests/lib/pvmvm.sh
+EXTRA_DIST += tests/integration/interop.sh tests/lib/pvmvm.sh tests/lib/devshm.sh
 
 check_PROGRAMS += tests/integration/badinput_stock tests/integration/badinput_am
 tests_integration_badinput_stock_SOURCES = tests/integration/badinput.c
@@ -28,12 +28,13 @@ tests_integration_ampath_am_LDADD = libpvm3am.la
 tests_integration_ampath_am_LDFLAGS = -no-install
 
 # The whole integration suite (interop, badinput, examples, ampath) runs
-# once per PVMAM_TRANSPORT.
+# once per PVMAM_TRANSPORT, and once with none set (the default, shm,tcp).
 TESTS += tests/integration/suite-off.sh tests/integration/suite-tcp.sh \
-	tests/integration/suite-udp.sh tests/integration/suite-shm.sh
+	tests/integration/suite-udp.sh tests/integration/suite-shm.sh \
+	tests/integration/suite-mixed.sh
 EXTRA_DIST += tests/integration/suite.sh tests/integration/suite-off.sh \
 	tests/integration/suite-tcp.sh tests/integration/suite-udp.sh \
-	tests/integration/suite-shm.sh \
+	tests/integration/suite-shm.sh tests/integration/suite-mixed.sh \
 	tests/integration/ampath.sh tests/integration/ampath.c
 
 # PVM over AM/udp with real loss (a network namespace and nftables).
@@ -142,8 +143,60 @@ check_PROGRAMS += tests/integration/stranger_am tests/integration/stranger_raw
 tests_integration_stranger_am_SOURCES = tests/integration/stranger.c tests/integration/stranger.h
 tests_integration_stranger_am_LDADD = libpvm3am.la
 tests_integration_stranger_am_LDFLAGS = -no-install
-tests_integration_stranger_raw_SOURCES = tests/integration/stranger_raw.c tests/integration/stranger.h
+tests_integration_stranger_raw_SOURCES = tests/integration/stranger_raw.c tests/integration/stranger.h libam/tr_shm.h
 tests_integration_stranger_raw_LDADD = libam.la
 tests_integration_stranger_raw_LDFLAGS = -static
 TESTS += tests/integration/stranger.sh
 EXTRA_DIST += tests/integration/stranger.sh
+
+# Streaming right after pvm_spawn, no pvmam_init (issue 20, link set-up).
+check_PROGRAMS += tests/integration/spawnstream_am tests/integration/spawnstream_stock
+tests_integration_spawnstream_am_SOURCES = tests/integration/spawnstream.c
+tests_integration_spawnstream_am_CPPFLAGS = -DSS_AM -I$(top_srcdir)/pvmam
+tests_integration_spawnstream_am_LDADD = libpvm3am.la
+tests_integration_spawnstream_am_LDFLAGS = -no-install
+tests_integration_spawnstream_stock_SOURCES = tests/integration/spawnstream.c
+tests_integration_spawnstream_stock_CPPFLAGS =
+tests_integration_spawnstream_stock_LDADD = -lpvm3
+TESTS += tests/integration/spawnstream.sh
+
+# One task, several transports (PVMAM_TRANSPORT lists such as shm,tcp):
+# the transport chosen per peer, malformed address lists, stats per peer.
+check_PROGRAMS += tests/integration/mixed_am
+tests_integration_mixed_am_SOURCES = tests/integration/mixed.c
+tests_integration_mixed_am_LDADD = libpvm3am.la
+tests_integration_mixed_am_LDFLAGS = -no-install
+TESTS += tests/integration/mixed.sh
+EXTRA_DIST += tests/integration/mixed.sh
+
+# Many tasks (issue 20, scale): a ring, an all-to-all sample and a master
+# linked with every child, on demand and with pvmam_init.
+check_PROGRAMS += tests/integration/scale_am
+tests_integration_scale_am_SOURCES = tests/integration/scale.c
+tests_integration_scale_am_CPPFLAGS = -I$(top_srcdir)/pvmam
+tests_integration_scale_am_LDADD = libpvm3am.la
+tests_integration_scale_am_LDFLAGS = -no-install
+TESTS += tests/integration/scale.sh tests/integration/scale-hosts.sh
+
+# Several hosts on one machine (issue 20): network namespaces, real pvmds
+# started through PVM_RSH (tests/lib/netvm.sh); skipped where impossible.
+check_PROGRAMS += tests/integration/hosts_stock tests/integration/hosts_am
+tests_integration_hosts_stock_SOURCES = tests/integration/hosts.c
+tests_integration_hosts_stock_CPPFLAGS =
+tests_integration_hosts_stock_LDADD = -lgpvm3 -lpvm3
+tests_integration_hosts_am_SOURCES = tests/integration/hosts.c
+tests_integration_hosts_am_CPPFLAGS = -DPVMAM_BUILD -I$(top_srcdir)/pvmam
+tests_integration_hosts_am_LDADD = libpvm3am.la
+tests_integration_hosts_am_LDFLAGS = -no-install
+TESTS += tests/integration/hosts.sh
+EXTRA_DIST += tests/integration/hosts.sh tests/lib/netvm.sh
+
+# A host fails under a running job (issue 20): pvmd stopped or killed, the
+# host's cable out, a partition that heals (tests/lib/netvm.sh).
+check_PROGRAMS += tests/integration/hostfail_am
+tests_integration_hostfail_am_SOURCES = tests/integration/hostfail.c
+tests_integration_hostfail_am_CPPFLAGS = -I$(top_srcdir)/pvmam
+tests_integration_hostfail_am_LDADD = libpvm3am.la
+tests_integration_hostfail_am_LDFLAGS = -no-install
+TESTS += tests/integration/hostfail.sh
+EXTRA_DIST += tests/integration/hostfail.sh

@@ -91,8 +91,8 @@ static int published(int tid, char *addr, size_t size)
     return 0;
 }
 
-/* Run the stranger, polling AM meanwhile (tcp connections are only
- * accepted, and refused, while the task polls).  Its exit status. */
+/* Run the stranger, polling AM meanwhile (tcp and shm connections are
+ * only accepted, and refused, while the task polls).  Its exit status. */
 static int run_stranger(const char *raw, const char *tr, const char *va, const char *pa)
 {
     pid_t pid;
@@ -161,7 +161,8 @@ int main(int argc, char **argv)
         goto quit;
     }
     int udp = !strcmp(tr, "udp");
-    uint64_t want = udp ? STRANGER_UDP_SENT : STRANGER_TCP_AUTH;
+    uint64_t want = udp ? STRANGER_UDP_SENT : !strcmp(tr, "shm") ? STRANGER_SHM_AUTH
+                                                                 : STRANGER_TCP_AUTH;
     struct timeval tmo = { 0, 10000 };
     end = now_s() + 10;
     do {   /* the last datagrams may still be queued: read on, bounded */

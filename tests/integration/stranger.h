@@ -26,4 +26,11 @@
  * (plain drops, after the task's wait for a HELLO). */
 #define STRANGER_TCP_AUTH 4
 
+/* shm: connections to the task's set-up socket saying a hello (with a
+ * well-formed segment whose ring already holds requests) without a
+ * secret and with a wrong one; then one saying a hello without the
+ * segment, one of garbage, one that says nothing and, when the test runs
+ * as root, one from another user (plain drops). */
+#define STRANGER_SHM_AUTH 2
+
 #endif

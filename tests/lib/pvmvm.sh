@@ -5,10 +5,14 @@
 #                   ...run programs...
 #                   vm_stop   (also run from the EXIT trap vm_start installs)
 # Each VM has its own PVM_TMP directory, so tests never share a daemon.
+# VM_WRAP, if set, is a command prefix the pvmd is started under (it must
+# exec, so VM_PID stays the pvmd's pid); tests/lib/netvm.sh uses it to put
+# the master pvmd on a namespace host.
 
 : "${PVMD:=pvmd}"
 VM_PID=""
 VM_DIR=""
+VM_WRAP=${VM_WRAP:-}
 
 vm_start() {
     VM_DIR=$(mktemp -d "${TMPDIR:-/tmp}/pvmvm.XXXXXX") || return 1
@@ -20,9 +24,9 @@ vm_start() {
     HOME=$VM_DIR; export HOME
     VM_BIN=$VM_DIR/pvm3/bin/LINUX64
     mkdir -p "$VM_BIN"
-    trap 'vm_stop; vm_cleanup' EXIT
-    trap 'vm_stop; vm_cleanup; exit 130' INT TERM
-    "$PVMD" -d0 "$@" </dev/null >"$VM_DIR/pvmd.out" 2>&1 &
+    trap 'vm_atexit' EXIT
+    trap 'vm_atexit; exit 130' INT TERM
+    $VM_WRAP "$PVMD" -d0 "$@" </dev/null >"$VM_DIR/pvmd.out" 2>&1 &
     VM_PID=$!
     i=0
     while [ ! -s "$VM_DIR/pvmd.$(id -u)" ]; do
@@ -38,6 +42,8 @@ vm_start() {
 
 # Tests may redefine vm_cleanup to remove their own files at exit.
 vm_cleanup() { :; }
+# What the exit trap runs; helpers built on this one (netvm.sh) redefine it.
+vm_atexit() { vm_stop; vm_cleanup; }
 
 vm_stop() {
     [ -n "$VM_PID" ] || return 0

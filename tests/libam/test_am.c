@@ -731,11 +731,7 @@ int main(int argc, char **argv)
     if (!reliable)
         tcase_add_test(tc, exchange_with_loss_knob);
     tcase_add_test(tc, placement_delivers_everything);
-    /* tcp: a handler's big reply that fills the socket reads the same
-     * connection again underneath the AM being handled (tr_tcp.c
-     * write_all -> read_ep); not run there until that is fixed */
-    if (strcmp(transport, "tcp"))
-        tcase_add_test(tc, echo_both_ways);
+    tcase_add_test(tc, echo_both_ways);
     tcase_add_test(tc, peer_death_reported);
     tcase_add_test(tc, peer_killed_mid_stream);
     tcase_add_test(tc, garbage_survived);

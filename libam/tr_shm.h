@@ -1,0 +1,86 @@
+/*
+ * tr_shm.h - what the shm transport (libam/tr_shm.c) shares with its peer:
+ * the segment's layout, the records in its rings and the hello and welcome
+ * passed over the set-up socket.  A header of its own so that tests can
+ * play a peer with well-formed bytes (tests/fuzz/fuzz_am_shm.c writes the
+ * records a peer would, tests/integration/stranger_raw.c says a hello);
+ * nothing here is libam's API.
+ */
+#ifndef TR_SHM_H
+#define TR_SHM_H
+
+#include <stdint.h>
+#include "am_int.h"
+
+#define SHM_SOCK_PREFIX "pvmam-"   /* abstract AF_UNIX name: this + the address */
+#define LINE 128   /* two 64-byte lines: the adjacent-line prefetcher fetches pairs */
+#define SEG_MAGIC 0x414d5348u   /* "AMSH" */
+#define SEG_VERSION 3   /* 2: the hello carries the secret; 3: stamped records */
+#define RING_MIN ((uint64_t)64 << 10)
+#define RING_MAX ((uint64_t)64 << 20)
+/* Payloads up to this are copied through the ring; bigger ones go by
+ * descriptor, and those are the ones a placer may want (AM_PLACE_MIN). */
+#define INLINE_MAX (AM_PLACE_MIN + AM_PLACE_HEAD_MAX)
+#define HEAD_INL AM_PLACE_HEAD_MAX   /* payload bytes a BIG record carries itself */
+#define MAX_IOV 68
+
+enum { REC_AM = 1, REC_BIG, REC_CHUNK, REC_PAD };
+enum { BIG_CMA = 1, BIG_STREAM };
+
+/* In shared memory: one direction.  There is no head: each record says
+ * itself that it is published (struct rec), so a polling consumer reads
+ * one cache line per small AM, the one the producer wrote it into. */
+struct ring {
+    _Alignas(LINE) uint32_t prod_waiting;   /* producer sleeps until tail or done move */
+    _Alignas(LINE) uint64_t tail;        /* consumer: bytes it is done with */
+    uint64_t done;                       /* consumer: last BIG_CMA seq copied */
+    uint64_t copying;                    /* consumer: the BIG_CMA seq it copies now */
+    _Alignas(LINE) uint32_t cons_sleeping;   /* consumer may block: wake it */
+    uint32_t cma_ok;                     /* consumer can read the producer's memory */
+};
+
+struct seg {
+    uint32_t magic, version;
+    uint64_t ring_size;
+    uint64_t salt;                       /* stamps (struct rec): the connector's random */
+    _Alignas(LINE) struct ring ring[2];  /* [0] connector to acceptor, [1] back */
+};
+#define DATA_OFF ((sizeof(struct seg) + 4095) & ~(size_t)4095)
+
+/* A record starts on a cache line and takes whole lines (REC_ALIGN).  Its
+ * stamp, stored last, is its ring position XOR the segment's salt: no
+ * earlier lap's record, nor payload bytes left there, carry that value
+ * (the salt is random, so user data cannot match it by accident; its top
+ * bit is set, so fresh zeroes are no stamp). */
+struct rec {
+    uint64_t stamp;
+    uint32_t kind, size;                 /* then size bytes */
+};
+#define REC_ALIGN 64
+#define REC_LEN(size) ((sizeof(struct rec) + (uint64_t)(size) + REC_ALIGN - 1) & \
+                       ~(uint64_t)(REC_ALIGN - 1))
+
+struct big {                             /* after the AM header of a REC_BIG */
+    uint32_t mode, head_len;
+    uint64_t seq;                        /* BIG_CMA: `done` reaches it once copied */
+    uint32_t niov, pad;
+    unsigned char head[HEAD_INL];        /* the first head_len payload bytes */
+};                                       /* BIG_CMA: niov struct span follow */
+struct span { uint64_t base, len; };
+
+/* Over the socket: connector -> acceptor with [memfd, eventfd], and the
+ * answer with [eventfd].  probe_*: a word of the sender's memory, which the
+ * other side reads to learn whether it may (process_vm_readv). */
+struct hello {
+    uint32_t magic, version;
+    uint64_t key;             /* the acceptor's secret (am_auth.c) */
+    char addr[AMX_ADDRLEN];
+    uint64_t seg_size, ring_size;
+    uint64_t probe_addr, probe_val;
+};
+struct welcome {
+    uint32_t magic, version;
+    uint64_t probe_addr, probe_val;
+};
+
+#endif

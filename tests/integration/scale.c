@@ -1,0 +1,249 @@
+/*
+ * scale.c - many libpvm3am tasks on demand, and pvmam_init with many
+ * (issue 20, scale).  The master spawns N-1 copies of itself; ranks are
+ * the master (0) and the children in pvm_siblings() order.
+ *
+ *   scale N ondemand|init
+ *  1. (init) every task calls pvmam_init(N): the whole mesh up front.
+ *  2. A ring: a token goes round R times, each task adds its rank.
+ *  3. All-to-all sample: rank r sends K messages of SAMPLE bytes, to
+ *     r + k*STEP (mod N), k = 1..K, each filled from (sender, k); every
+ *     task checks what it receives from r - k*STEP.
+ *  4. The master makes sure it has a link to every child (a 1 KiB ping
+ *     each way), then compares its resident memory and descriptors with
+ *     what it had before it spawned: the cost per (now idle) peer, an
+ *     upper bound (the messages' buffers count too).  Every child reports
+ *     its descriptors.
+ * Every wait is bounded (pvm_trecv).  Prints the figures and PASS/FAIL.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <pvm3.h>
+#include "pvmam.h"
+
+#define R 3
+#define K 8
+#define SAMPLE 4096
+#define PING 1024
+enum { TAG_TABLE = 40, TAG_RING, TAG_A2A, TAG_PING, TAG_PONG, TAG_REPORT, TAG_BYE };
+
+static int n, rank, *tids;
+static long rss_base, fd_base;   /* the master's, before it spawned */
+static char *mode;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int recv_from(int src, int tag, int secs)
+{
+    struct timeval tmo = { secs, 0 };
+    int bid = pvm_trecv(src, tag, &tmo);
+    if (bid <= 0)
+        fprintf(stderr, "scale[%d]: nothing with tag %d from t%x in %d s\n", rank, tag, src, secs);
+    return bid;
+}
+
+static long fds_open(void)
+{
+    long k = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d)
+        return -1;
+    while (readdir(d))
+        k++;
+    closedir(d);
+    return k - 3;   /* ., .. and the DIR's own */
+}
+
+static long rss_kb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmRSS: %ld", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb;
+}
+
+static void fill(unsigned char *b, size_t len, int from, int k)
+{
+    for (size_t i = 0; i < len; i++)
+        b[i] = (unsigned char)(from * 7 + k * 13 + i);
+}
+
+static int ring(void)
+{
+    int bad = 0;
+    for (int round = 0; round < R; round++) {
+        int v = 0;
+        if (rank != 0) {
+            if (recv_from(tids[rank - 1], TAG_RING, 60) <= 0)
+                return 1;
+            pvm_upkint(&v, 1, 1);
+        }
+        v += rank;
+        pvm_initsend(PvmDataDefault);
+        pvm_pkint(&v, 1, 1);
+        pvm_send(tids[(rank + 1) % n], TAG_RING);
+        if (rank == 0) {
+            if (recv_from(tids[n - 1], TAG_RING, 60) <= 0)
+                return 1;
+            pvm_upkint(&v, 1, 1);
+            bad += v != n * (n - 1) / 2;
+        }
+    }
+    return bad;
+}
+
+static int all_to_all(void)
+{
+    int step = n / K > 1 ? n / K : 1, bad = 0;
+    unsigned char out[SAMPLE], in[SAMPLE], want[SAMPLE];
+    for (int k = 1; k <= K; k++) {
+        int dst = (rank + k * step) % n;
+        if (dst == rank)
+            continue;
+        fill(out, SAMPLE, rank, k);
+        pvm_psend(tids[dst], TAG_A2A + 100 * k, out, SAMPLE, PVM_BYTE);
+    }
+    for (int k = 1; k <= K; k++) {
+        int src = ((rank - k * step) % n + n) % n;
+        if (src == rank)
+            continue;
+        int t, g, c;
+        struct timeval tmo = { 60, 0 };
+        if (pvm_trecv(tids[src], TAG_A2A + 100 * k, &tmo) <= 0) {
+            fprintf(stderr, "scale[%d]: all-to-all message %d from rank %d missing\n", rank, k, src);
+            return 1;
+        }
+        pvm_bufinfo(pvm_getrbuf(), &c, &t, &g);
+        pvm_upkbyte((char *)in, c < SAMPLE ? c : SAMPLE, 1);
+        fill(want, SAMPLE, src, k);
+        bad += c != SAMPLE || memcmp(in, want, SAMPLE) != 0;
+    }
+    return bad;
+}
+
+static int child(void)
+{
+    static unsigned char ping[PING];
+    int bad = ring() + all_to_all();
+    if (recv_from(tids[0], TAG_PING, 120) <= 0)
+        return 1;
+    pvm_upkbyte((char *)ping, PING, 1);
+    pvm_psend(tids[0], TAG_PONG, ping, PING, PVM_BYTE);
+    int rep[2] = { bad, (int)fds_open() };
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(rep, 2, 1);
+    pvm_send(tids[0], TAG_REPORT);
+    recv_from(tids[0], TAG_BYE, 120);
+    pvm_exit();
+    return 0;
+}
+
+static int master(void)
+{
+    static unsigned char ping[PING];
+    int bad = ring() + all_to_all();
+    printf("ring (%d rounds) and all-to-all sample (%d x %d bytes each): %s\n", R, K, SAMPLE,
+           bad ? "WRONG" : "ok");
+    double t0 = now();
+    for (int i = 1; i < n; i++) {
+        pvm_initsend(PvmDataRaw);
+        pvm_pkbyte((char *)ping, PING, 1);
+        pvm_send(tids[i], TAG_PING);
+    }
+    int maxfd = 0;
+    for (int i = 1; i < n; i++) {
+        int t, g, c, rep[2];
+        if (pvm_precv(tids[i], TAG_PONG, ping, PING, PVM_BYTE, &t, &g, &c) < 0 ||
+            recv_from(tids[i], TAG_REPORT, 120) <= 0) {
+            bad++;
+            break;
+        }
+        pvm_upkint(rep, 2, 1);
+        bad += rep[0];
+        maxfd = rep[1] > maxfd ? rep[1] : maxfd;
+    }
+    double dt = now() - t0;
+    struct pvmam_stats s1;
+    pvmam_stats(0, &s1);
+    long rss1 = rss_kb(), fd1 = fds_open();
+    int linked = s1.peers_am;
+    printf("master: pings to every child in %.2f s; AM peers %d; since before spawning:"
+           " descriptors %ld -> %ld, resident %ld -> %ld kB\n", dt, linked, fd_base, fd1,
+           rss_base, rss1);
+    if (linked > 0)
+        printf("per peer: %.1f kB resident, %.2f descriptors (%d links)\n",
+               (double)(rss1 - rss_base) / linked, (double)(fd1 - fd_base) / linked, linked);
+    printf("children: at most %d descriptors each\n", maxfd);
+    pvm_initsend(PvmDataDefault);
+    pvm_mcast(tids + 1, n - 1, TAG_BYE);
+    printf("%s: %d tasks (%s, transport %s)\n", bad ? "FAIL" : "PASS", n, mode, pvmam_transport());
+    return bad ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: scale N ondemand|init\n");
+        return 2;
+    }
+    n = atoi(argv[1]);
+    mode = argv[2];
+    if (n < 2 || n > 1024 || (strcmp(mode, "ondemand") && strcmp(mode, "init"))) {
+        fprintf(stderr, "scale: N from 2 to 1024, ondemand or init\n");
+        return 2;
+    }
+    int me = pvm_mytid();
+    if (me < 0 || !(tids = calloc((size_t)n, sizeof *tids)))
+        return 1;
+    int parent = pvm_parent();
+    double t0 = now();
+    if (parent <= 0) {
+        rss_base = rss_kb();
+        fd_base = fds_open();
+        tids[0] = me;
+        int got = pvm_spawn(argv[0], argv + 1, PvmTaskDefault, "", n - 1, tids + 1);
+        if (got != n - 1) {
+            printf("FAIL: spawned %d of %d\n", got, n - 1);
+            pvm_exit();
+            return 1;
+        }
+        printf("spawned %d tasks in %.2f s\n", n - 1, now() - t0);
+    } else {
+        int *sib, ns = pvm_siblings(&sib);
+        if (ns != n - 1)
+            return 1;
+        tids[0] = parent;
+        for (int i = 0; i < ns; i++) {
+            tids[i + 1] = sib[i];
+            if (sib[i] == me)
+                rank = i + 1;
+        }
+    }
+    if (!strcmp(mode, "init")) {
+        double ti = now();
+        int rc = pvmam_init(n);
+        if (rank == 0)
+            printf("pvmam_init(%d): %d in %.2f s\n", n, rc, now() - ti);
+        if (rc < 0) {
+            pvm_exit();
+            return 1;
+        }
+    }
+    int rc = rank == 0 ? master() : child();
+    if (rank == 0)
+        pvm_exit();
+    return rc;
+}

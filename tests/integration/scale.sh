@@ -1,0 +1,27 @@
+#!/bin/sh
+# Many tasks (issue 20, scale), one host: 256 libpvm3am tasks on demand
+# (the default transports, then udp) and 64 with pvmam_init: a ring, an
+# all-to-all sample with checked contents, and a master linked with every
+# child (scale.c).  The master's descriptors must stay within the default
+# limit of 1024; the memory and descriptors per peer are printed.
+. "$top_srcdir/tests/lib/pvmvm.sh"
+B=$top_builddir/tests/integration
+N=${SCALE_N:-256}
+W=$(mktemp -d "${TMPDIR:-/tmp}/pvmscale.XXXXXX")
+vm_cleanup() { rm -rf "$W"; }
+vm_start || exit 99
+cp "$B/scale_am" "$VM_BIN/"
+rc=0
+run() {   # name transport N mode
+    if [ "$2" = default ]; then unset PVMAM_TRANSPORT; else export PVMAM_TRANSPORT=$2; fi
+    (ulimit -n 1024 && cd "$W" && timeout 300 "$VM_BIN/scale_am" "$3" "$4") > "$W/$1" 2>&1
+    echo "## $1 (PVMAM_TRANSPORT=$2, $3 tasks, $4)"
+    cat "$W/$1"
+    grep -q "^PASS" "$W/$1" || { echo "FAILED: $1"; rc=1; }
+    fd=$(sed -n 's/.*descriptors [0-9]* -> \([0-9]*\),.*/\1/p' "$W/$1")
+    if [ -z "$fd" ] || [ "$fd" -ge 1024 ]; then echo "FAILED: $1: master descriptors '$fd'"; rc=1; fi
+}
+run ondemand default "$N" ondemand
+run ondemand-udp udp "$N" ondemand
+run init default 64 init
+exit $rc
