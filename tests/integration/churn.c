@@ -11,42 +11,18 @@
  * memory of slack).  Prints the counts it compares.  Every wait is
  * bounded.
  */
-#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
 #include <pvm3.h>
+#include "selfstat.h"
 
 #define TAG_JOB 1
 #define TAG_ANS 2
 #define TAG_EXIT 3
 #define WARMUP 20
-
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    int n = 0;
-    for (struct dirent *e; d && (e = readdir(d));)
-        n += e->d_name[0] != '.';
-    if (d)
-        closedir(d);
-    return n - 1;   /* the directory itself */
-}
-
-static long rss_kb(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[128];
-    long kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmRSS: %ld", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb;
-}
 
 /* Entries in the pvmd's mailbox.  libpvm3am hides its own (pvmam.*) from
  * pvm_getmboxinfo, so the count comes from the stock build of this
@@ -135,12 +111,12 @@ int main(int argc, char **argv)
         return 1;
     for (int k = 0; k < WARMUP; k++)
         bad += cycle(argv[0], k);
-    int fd0 = count_fds(), mb0 = mbox_entries();
-    long rss0 = rss_kb();
+    int fd0 = selfstat_fds(), mb0 = mbox_entries();
+    long rss0 = selfstat_rss_kb();
     for (int k = WARMUP; k < WARMUP + cycles; k++)
         bad += cycle(argv[0], k);
-    int fd1 = count_fds(), mb1 = mbox_entries();
-    long rss1 = rss_kb();
+    int fd1 = selfstat_fds(), mb1 = mbox_entries();
+    long rss1 = selfstat_rss_kb();
     printf("churn: %d workers after a warm-up of %d: fds %d -> %d, RSS %ld -> %ld KiB, "
            "mailbox entries %d -> %d, %d failed cycle(s)\n",
            cycles, WARMUP, fd0, fd1, rss0, rss1, mb0, mb1, bad);

@@ -117,10 +117,10 @@ EXTRA_DIST += tests/integration/fft.sh
 # A task farm's long life (issue 19): no growth of descriptors, memory,
 # mailbox entries or files while workers come and go.
 check_PROGRAMS += tests/integration/churn_am tests/integration/churn_stock
-tests_integration_churn_stock_SOURCES = tests/integration/churn.c
+tests_integration_churn_stock_SOURCES = tests/integration/churn.c tests/integration/selfstat.h
 tests_integration_churn_stock_CPPFLAGS =
 tests_integration_churn_stock_LDADD = -lpvm3
-tests_integration_churn_am_SOURCES = tests/integration/churn.c
+tests_integration_churn_am_SOURCES = tests/integration/churn.c tests/integration/selfstat.h
 tests_integration_churn_am_CPPFLAGS =
 tests_integration_churn_am_LDADD = libpvm3am.la
 tests_integration_churn_am_LDFLAGS = -no-install
@@ -172,7 +172,7 @@ EXTRA_DIST += tests/integration/mixed.sh
 # Many tasks (issue 20, scale): a ring, an all-to-all sample and a master
 # linked with every child, on demand and with pvmam_init.
 check_PROGRAMS += tests/integration/scale_am
-tests_integration_scale_am_SOURCES = tests/integration/scale.c
+tests_integration_scale_am_SOURCES = tests/integration/scale.c tests/integration/selfstat.h
 tests_integration_scale_am_CPPFLAGS = -I$(top_srcdir)/pvmam
 tests_integration_scale_am_LDADD = libpvm3am.la
 tests_integration_scale_am_LDFLAGS = -no-install

@@ -16,13 +16,13 @@
  *     its descriptors.
  * Every wait is bounded (pvm_trecv).  Prints the figures and PASS/FAIL.
  */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <pvm3.h>
 #include "pvmam.h"
+#include "selfstat.h"
 
 #define R 3
 #define K 8
@@ -48,31 +48,6 @@ static int recv_from(int src, int tag, int secs)
     if (bid <= 0)
         fprintf(stderr, "scale[%d]: nothing with tag %d from t%x in %d s\n", rank, tag, src, secs);
     return bid;
-}
-
-static long fds_open(void)
-{
-    long k = 0;
-    DIR *d = opendir("/proc/self/fd");
-    if (!d)
-        return -1;
-    while (readdir(d))
-        k++;
-    closedir(d);
-    return k - 3;   /* ., .. and the DIR's own */
-}
-
-static long rss_kb(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kb = -1;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmRSS: %ld", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb;
 }
 
 static void fill(unsigned char *b, size_t len, int from, int k)
@@ -142,7 +117,7 @@ static int child(void)
         return 1;
     pvm_upkbyte((char *)ping, PING, 1);
     pvm_psend(tids[0], TAG_PONG, ping, PING, PVM_BYTE);
-    int rep[2] = { bad, (int)fds_open() };
+    int rep[2] = { bad, (int)selfstat_fds() };
     pvm_initsend(PvmDataDefault);
     pvm_pkint(rep, 2, 1);
     pvm_send(tids[0], TAG_REPORT);
@@ -178,7 +153,7 @@ static int master(void)
     double dt = now() - t0;
     struct pvmam_stats s1;
     pvmam_stats(0, &s1);
-    long rss1 = rss_kb(), fd1 = fds_open();
+    long rss1 = selfstat_rss_kb(), fd1 = selfstat_fds();
     int linked = s1.peers_am;
     printf("master: pings to every child in %.2f s; AM peers %d; since before spawning:"
            " descriptors %ld -> %ld, resident %ld -> %ld kB\n", dt, linked, fd_base, fd1,
@@ -211,8 +186,8 @@ int main(int argc, char **argv)
     int parent = pvm_parent();
     double t0 = now();
     if (parent <= 0) {
-        rss_base = rss_kb();
-        fd_base = fds_open();
+        rss_base = selfstat_rss_kb();
+        fd_base = selfstat_fds();
         tids[0] = me;
         int got = pvm_spawn(argv[0], argv + 1, PvmTaskDefault, "", n - 1, tids + 1);
         if (got != n - 1) {
