@@ -148,6 +148,15 @@ int am_task_dead(const am_endpoint_t *ep);
 typedef void (*am_dead_fn)(am_interface_t *ifc, int32_t tid, void *arg);
 void am_set_dead_handler(am_interface_t *ifc, am_dead_fn fn, void *arg);
 
+/* While a call of this interface waits for its network (a send whose
+ * window is full, a full socket, a shm peer still copying), it calls fn
+ * now and then and sleeps at most 1 ms at a time: a caller with several
+ * interfaces services the others there, so that two tasks each waiting
+ * on a different interface cannot wait for each other.  fn must not send
+ * on ifc.  NULL removes it. */
+typedef void (*am_wait_hook_fn)(am_interface_t *ifc, void *arg);
+void am_set_wait_hook(am_interface_t *ifc, am_wait_hook_fn fn, void *arg);
+
 /* ---- messages ----------------------------------------------------------
  * Sends return once the data may be reused.  When all request instances to
  * the endpoint are in flight, they service the network until one frees (or

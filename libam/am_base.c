@@ -224,6 +224,20 @@ void am_set_dead_handler(am_interface_t *ifc, am_dead_fn fn, void *arg)
         ifc->dead_arg = arg;
     }
 }
+
+void am_set_wait_hook(am_interface_t *ifc, am_wait_hook_fn fn, void *arg)
+{
+    if (ifc) {
+        ifc->wait_hook = fn;
+        ifc->wait_arg = arg;
+    }
+}
+
+void amx_wait_hook(am_interface_t *ifc)
+{
+    if (ifc->wait_hook)
+        ifc->wait_hook(ifc, ifc->wait_arg);
+}
 int am_event_fd(am_interface_t *ifc)
 {
     if (!ifc)

@@ -142,6 +142,8 @@ struct am_interface {
     void *user;
     am_dead_fn dead_fn;
     void *dead_arg;
+    am_wait_hook_fn wait_hook;     /* am_set_wait_hook */
+    void *wait_arg;
     unsigned outstanding;
     unsigned timer_skips;          /* am_poll: see AMX_TIMER_SKIP */
     int in_handler;
@@ -220,6 +222,8 @@ am_place_fn amx_placer(int id, size_t *head_len);   /* am_base.c; NULL if none *
 int amx_parse(const void *buf, size_t len, struct amx_hdr *h);
 void amx_pack_hdr(char *buf, const struct amx_hdr *h);
 void amx_declare_dead(am_interface_t *ifc, am_endpoint_t *ep);
+/* A waiting call's turn for the caller's other work (am_set_wait_hook). */
+void amx_wait_hook(am_interface_t *ifc);
 void amx_pay_owed(am_interface_t *ifc, am_endpoint_t *ep);
 void amx_pay_all(am_interface_t *ifc);   /* every endpoint's, now */
 uint64_t amx_now_us(void);

@@ -165,7 +165,8 @@ int am_request_vdata_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
         return AM_ERR_STATE;
     /* all instances in flight: service the network until one frees */
     while (ep->inflight >= ifc->cfg.depth) {
-        int rc = am_wait(ifc, 100);
+        amx_wait_hook(ifc);
+        int rc = am_wait(ifc, ifc->wait_hook ? 1 : 100);
         if (ep->dead)
             return AM_ERR_DEAD;
         if (rc < 0 && rc != AM_ERR_TIMEOUT)

@@ -1160,6 +1160,7 @@ static int wait_out(am_interface_t *ifc, am_endpoint_t *ep, int what, uint64_t n
         if (r)
             return AM_OK;
         shm_recv(ifc);
+        amx_wait_hook(ifc);
         uint64_t now = amx_now_us();
         if (!spin_end)
             spin_end = now + WAIT_SPIN_US;
@@ -1183,7 +1184,7 @@ static int wait_out(am_interface_t *ifc, am_endpoint_t *ep, int what, uint64_t n
         if (ready(e, what, need) == 0) {
             shm_event_fd(ifc);
             struct pollfd p = { .fd = s->epfd, .events = POLLIN };
-            poll(&p, 1, 100);
+            poll(&p, 1, ifc->wait_hook ? 1 : 100);
         }
         STORE(&e->out->prod_waiting, 0);
         spin_end = 0;

@@ -434,7 +434,7 @@ static int try_place(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hd
 /* Read what the socket has (one read, usually), then dispatch every whole
  * AM in the buffer; a partial one is kept at the front for next time.
  * The buffer holds one largest AM, so a partial one always fits. */
-static int read_ep(am_interface_t *ifc, am_endpoint_t *ep)
+static int read_in(am_interface_t *ifc, am_endpoint_t *ep)
 {
     struct tcp_ep *te = ep->tp;
     int handled = 0;
@@ -484,14 +484,25 @@ static int read_ep(am_interface_t *ifc, am_endpoint_t *ep)
             memmove(te->rx, te->rx + off, te->rx_got - off);
             te->rx_got -= off;
         }
-        if (te->outq_len && !te->writing && !te->dispatching && flush_out(ifc, ep) < 0)
-            goto broken;   /* a handler's reply that found the socket full */
         if ((size_t)r < room && !te->land_dst)   /* drained: skip the read that says EAGAIN */
             return handled;
     }
     return handled;
 broken:
     amx_declare_dead(ifc, ep);
+    return handled;
+}
+
+/* read_in, then send what handlers queued because the socket was full
+ * (write_all): on every way out, since the peer may wait for those
+ * replies before it sends anything more. */
+static int read_ep(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    struct tcp_ep *te = ep->tp;
+    int handled = read_in(ifc, ep);
+    if (te->outq_len && te->fd >= 0 && !ep->dead && !te->writing && !te->dispatching &&
+        flush_out(ifc, ep) < 0)
+        amx_declare_dead(ifc, ep);
     return handled;
 }
 
@@ -540,10 +551,11 @@ static int write_all(am_interface_t *ifc, am_endpoint_t *ep, struct iovec *iov, 
             /* The socket is full: the peer is reading (on another core),
              * so look again at once for a while before sleeping, since a
              * wake-up costs more than the wait usually lasts. */
+            amx_wait_hook(ifc);
             uint64_t now = amx_now_us();
             if (!spin_end)   /* am_config.wait says how to spin */
                 spin_end = now + (ifc->cfg.wait == AM_WAIT_BLOCK ? 0 : WRITE_SPIN_US);
-            int wait_ms = now < spin_end ? 0 : 100;
+            int wait_ms = now < spin_end ? 0 : ifc->wait_hook ? 1 : 100;
             if (!wait_ms && ifc->cfg.wait == AM_WAIT_YIELD)
                 sched_yield();   /* the reader may need this core */
             struct pollfd p = { .fd = te->fd, .events = POLLOUT | POLLIN };

@@ -151,6 +151,23 @@ static void stop_ifcs(void)
     pvmx.running[0] = '\0';
 }
 
+/* A send waiting on one interface serves the others (am_set_wait_hook):
+ * a task blocked in a shm send whose peer is blocked in a tcp send to a
+ * third task that waits on shm would otherwise wait for ever.  Not nested:
+ * a reply made in there may wait too. */
+static void serve_others(am_interface_t *waiting, void *arg)
+{
+    static int busy;
+    (void)arg;
+    if (busy)
+        return;
+    busy = 1;
+    for (int i = 0; i < pvmx.nifc; i++)
+        if (pvmx.ifc[i] != waiting)
+            am_poll(pvmx.ifc[i]);
+    busy = 0;
+}
+
 /* One interface per configured transport, in order.  One that cannot
  * start is reported and left out (shm,tcp still reaches every peer over
  * tcp); -1 only when none starts. */
@@ -171,6 +188,8 @@ static int start_ifcs(const struct am_config *c)
         snprintf(pvmx.running + l, sizeof pvmx.running - l, "%s%s", l ? "," : "", t);
         pvmx.ifc[pvmx.nifc++] = ifc;
     }
+    for (int i = 0; pvmx.nifc > 1 && i < pvmx.nifc; i++)
+        am_set_wait_hook(pvmx.ifc[i], serve_others, NULL);
     return pvmx.nifc ? 0 : -1;
 }
 

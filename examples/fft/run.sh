@@ -5,7 +5,11 @@
 # interleaved (per round: per slave count: every configuration); then
 # medians, the table and the figures (report.sh, plot.sh).
 #   run.sh [--quick] [--out DIR] [--rounds N] [--reps N] [--warm N] [--n N]
-#          [--slaves LIST] [--gran row|pair] [--configs LIST]
+#          [--slaves LIST] [--gran row|pair] [--configs LIST] [--hosts H]
+# --hosts H: on a VM of H namespace hosts (tests/lib/netvm.sh, as root),
+# the master on node1 and the slaves spread over all hosts by pvm_spawn;
+# am-default is libpvm3am with PVMAM_TRANSPORT unset (shm on a host, tcp
+# between hosts).
 # Full run: N = 1152, 1,2,4,8 slaves, 5 rounds x 3 timed passes after one
 # untimed pass (under 1.5 minutes here).  Quick: 1 round (under 20 s).
 # Environment: top_builddir (default .), top_srcdir (default: from this
@@ -17,7 +21,7 @@ top_builddir=${top_builddir:-.}
 B=$(cd "$top_builddir" && pwd)/examples/fft
 OUTDIR=$top_builddir/bench-fft-out
 CONFIGS="stock-default stock-direct am-off am-tcp am-udp am-shm"
-ROUNDS=5 REPS=3 WARM=1 N=1152 SLAVES="1 2 4 8" GRAN=row
+ROUNDS=5 REPS=3 WARM=1 N=1152 SLAVES="1 2 4 8" GRAN=row HOSTS=
 quick=${BENCH_QUICK:-}
 while [ $# -gt 0 ]; do
     case $1 in
@@ -30,8 +34,9 @@ while [ $# -gt 0 ]; do
     --slaves) SLAVES=$(echo "$2" | tr , ' '); shift ;;
     --gran) GRAN=$2; shift ;;
     --configs) CONFIGS=$(echo "$2" | tr , ' '); shift ;;
+    --hosts) HOSTS=$2; shift ;;
     *) echo "usage: run.sh [--quick] [--out DIR] [--rounds N] [--reps N] [--warm N] [--n N]" \
-            "[--slaves LIST] [--gran row|pair] [--configs LIST]" >&2; exit 2 ;;
+            "[--slaves LIST] [--gran row|pair] [--configs LIST] [--hosts H]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -46,8 +51,16 @@ mkdir -p "$OUTDIR" || exit 2
 OUTDIR=$(cd "$OUTDIR" && pwd)
 rm -rf "$OUTDIR/rounds" "$OUTDIR/dat" "$OUTDIR/failed"
 mkdir -p "$OUTDIR/rounds" "$OUTDIR/dat"
-. "$top_srcdir/tests/lib/pvmvm.sh"
-vm_start || exit 1
+if [ -n "$HOSTS" ]; then
+    . "$top_srcdir/tests/lib/netvm.sh"
+    nvm_start "$HOSTS" || exit 1
+    nvm_addhosts || exit 1
+    on1() { nvm_on 1 "$@"; }
+else
+    . "$top_srcdir/tests/lib/pvmvm.sh"
+    vm_start || exit 1
+    on1() { "$@"; }
+fi
 start=$(date +%s)
 say() { echo "[fft $(( $(date +%s) - start ))s] $*" >&2; }
 say "output in $OUTDIR; N=$N, granularity $GRAN, slaves: $SLAVES; configurations: $CONFIGS;" \
@@ -62,12 +75,13 @@ run_one() {
     local args=(-n "$N" -s "$s" -g "$GRAN" -w "$WARM" -r "$REPS" -T 110)
     mkdir -p "$dir"
     case $cfg in
-    stock-default) (unset PVMAM_TRANSPORT; timeout 120 "$B/fft_stock" "${args[@]}") ;;
-    stock-direct)  (unset PVMAM_TRANSPORT; timeout 120 "$B/fft_stock" -d "${args[@]}") ;;
+    stock-default) (unset PVMAM_TRANSPORT; on1 timeout 120 "$B/fft_stock" "${args[@]}") ;;
+    stock-direct)  (unset PVMAM_TRANSPORT; on1 timeout 120 "$B/fft_stock" -d "${args[@]}") ;;
+    am-default) (unset PVMAM_TRANSPORT; on1 timeout 120 "$B/fft_am" "${args[@]}") ;;
     am-*)
         # spawned tasks get the transport through PVM_EXPORT, as users would do it
         (export PVMAM_TRANSPORT=${cfg#am-} PVM_EXPORT=${PVM_EXPORT:+$PVM_EXPORT:}PVMAM_TRANSPORT
-         timeout 120 "$B/fft_am" "${args[@]}") ;;
+         on1 timeout 120 "$B/fft_am" "${args[@]}") ;;
     *) echo "run.sh: unknown configuration $cfg" >&2; return 2 ;;
     esac > "$dir/s$s.txt" 2> "$dir/s$s.err"
     rc=$?
