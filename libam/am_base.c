@@ -184,10 +184,12 @@ fail:
 static void free_ep(am_interface_t *ifc, am_endpoint_t *ep)
 {
     ifc->tr->ep_free(ifc, ep);
-    for (int i = 0; i < AMX_MAX_DEPTH; i++) {
+    for (unsigned i = 0; i < ifc->cfg.depth; i++) {
         free(ep->slot[i].copy);
-        free(ep->rslot[i].held_pkt);
-        free(ep->rslot[i].rep_pkt);
+        if (ep->rslot) {
+            free(ep->rslot[i].held_pkt);
+            free(ep->rslot[i].rep_pkt);
+        }
     }
     free(ep);
 }
@@ -291,9 +293,15 @@ int am_allocate_task(am_interface_t *ifc, am_endpoint_t **out)
 {
     if (!ifc || !out)
         return AM_ERR_INVAL;
-    am_endpoint_t *ep = calloc(1, sizeof *ep);
+    /* The window's slots come with the endpoint, as many as the window
+     * is deep (not AMX_MAX_DEPTH): an idle peer costs little (issue 20). */
+    size_t nslot = ifc->cfg.depth, nrslot = ifc->reliable ? 0 : ifc->cfg.depth;
+    am_endpoint_t *ep = calloc(1, sizeof *ep + nslot * sizeof *ep->slot +
+                                      nrslot * sizeof *ep->rslot);
     if (!ep)
         return AM_ERR_NOMEM;
+    ep->slot = (struct amx_slot *)(ep + 1);
+    ep->rslot = nrslot ? (struct amx_rslot *)(ep->slot + nslot) : NULL;
     ep->ifc = ifc;
     int rc = ifc->tr->ep_new(ifc, ep);
     if (rc < 0) {

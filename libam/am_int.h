@@ -104,11 +104,11 @@ struct am_endpoint {
     /* sender */
     uint32_t next_seq;
     unsigned inflight;
-    struct amx_slot slot[AMX_MAX_DEPTH];
+    struct amx_slot *slot;         /* cfg.depth of them, after the endpoint */
     /* receiver */
     uint32_t expect_seq;
     unsigned nheld;                /* rslots holding an early request */
-    struct amx_rslot rslot[AMX_MAX_DEPTH];
+    struct amx_rslot *rslot;       /* likewise; unreliable transports only, else NULL */
     int owe;                       /* blank replies are owed for ... */
     uint8_t owe_inst;              /* ...the request (owe_inst, owe_seq) */
     uint32_t owe_seq;

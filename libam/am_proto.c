@@ -283,12 +283,12 @@ int am_reply_vdata(const am_token_t *ctok, int handler, const struct iovec *iov,
     struct amx_hdr h = { .len = (uint32_t)len, .seq = tok->seq, .type = AMX_REP,
                          .inst = tok->inst, .handler = (uint16_t)handler,
                          .nblank = handler == AMX_BLANK ? tok->nblank : 0 };
-    struct amx_rslot *r = &ep->rslot[tok->inst];
-    int rc = send_am(ifc, ep, &h, iov, iovcnt, ifc->reliable ? NULL : &r->rep_pkt, &r->rep_len,
-                     &r->rep_cap);
+    struct amx_rslot *r = ep->rslot ? &ep->rslot[tok->inst] : NULL;   /* unreliable only */
+    int rc = send_am(ifc, ep, &h, iov, iovcnt, r ? &r->rep_pkt : NULL, r ? &r->rep_len : NULL,
+                     r ? &r->rep_cap : NULL);
     if (rc < 0)
         return rc;
-    if (!ifc->reliable) {
+    if (r) {
         r->replied = 1;
         r->rep_seq = tok->seq;
     }

@@ -15,7 +15,8 @@
 #define SHM_SOCK_PREFIX "pvmam-"   /* abstract AF_UNIX name: this + the address */
 #define LINE 128   /* two 64-byte lines: the adjacent-line prefetcher fetches pairs */
 #define SEG_MAGIC 0x414d5348u   /* "AMSH" */
-#define SEG_VERSION 3   /* 2: the hello carries the secret; 3: stamped records */
+#define SEG_VERSION 4   /* 2: the hello carries the secret; 3: stamped records;
+                           4: ring 0 in the header's page */
 #define RING_MIN ((uint64_t)64 << 10)
 #define RING_MAX ((uint64_t)64 << 20)
 /* Payloads up to this are copied through the ring; bigger ones go by
@@ -45,7 +46,9 @@ struct seg {
     uint64_t salt;                       /* stamps (struct rec): the connector's random */
     _Alignas(LINE) struct ring ring[2];  /* [0] connector to acceptor, [1] back */
 };
-#define DATA_OFF ((sizeof(struct seg) + 4095) & ~(size_t)4095)
+/* Ring 0 starts right after the header, in its page: a link that has
+ * carried a few AMs each way holds two pages, not three (issue 20). */
+#define DATA_OFF ((sizeof(struct seg) + LINE - 1) & ~(size_t)(LINE - 1))
 
 /* A record starts on a cache line and takes whole lines (REC_ALIGN).  Its
  * stamp, stored last, is its ring position XOR the segment's salt: no

@@ -17,37 +17,73 @@
 #define MAX_TASKS 1024
 #define ADDR_MAX PVMX_ADDRS_MAX   /* address lists (addrs.c) */
 
+/* A HELLO's or a TABLE's entry: a task, its count of tasks (HELLO) and
+ * its address list. */
+struct entry {
+    int tid, n;
+    char addr[ADDR_MAX];
+};
+
+/* Allocated as entries come and freed once pvmam_init is done: static
+ * tables for MAX_TASKS cost every task 400 KB (issue 20, scale). */
 static struct {
-    int nhello, hello_tid[MAX_TASKS], hello_n[MAX_TASKS];
-    char hello_addr[MAX_TASKS][ADDR_MAX];
+    struct entry *hello;
+    int nhello, hello_cap;
+    struct entry *table;
     int table_n;                 /* 0 none yet, -1 refused */
-    int table_tid[MAX_TASKS];
-    char table_addr[MAX_TASKS][ADDR_MAX];
     int ndone, go;
 } st;
+
+static void forget(void)
+{
+    free(st.hello);
+    free(st.table);
+    memset(&st, 0, sizeof st);
+}
+
+/* Room for one more HELLO; NULL when there is none. */
+static struct entry *hello_slot(void)
+{
+    if (st.nhello == st.hello_cap) {
+        int cap = st.hello_cap ? 2 * st.hello_cap : 16;
+        struct entry *h = cap <= MAX_TASKS ? realloc(st.hello, sizeof *h * (size_t)cap) : NULL;
+        if (!h)
+            return NULL;
+        st.hello = h;
+        st.hello_cap = cap;
+    }
+    return &st.hello[st.nhello];
+}
 
 void pvmx_init_note(struct pmsg *m)
 {
     int v[2];
     switch (m->tag) {
-    case PVMAM_TAG_HELLO:
-        if (st.nhello < MAX_TASKS &&
-            pvmx_ctrl_unpack(m, v, 2, st.hello_addr[st.nhello], ADDR_MAX) >= 0 &&
-            v[0] == m->src) {
-            st.hello_tid[st.nhello] = v[0];
-            st.hello_n[st.nhello] = v[1];
+    case PVMAM_TAG_HELLO: {
+        struct entry *e = hello_slot();
+        if (e && pvmx_ctrl_unpack(m, v, 2, e->addr, ADDR_MAX) >= 0 && v[0] == m->src) {
+            e->tid = v[0];
+            e->n = v[1];
             st.nhello++;
         }
         break;
+    }
     case PVMAM_TAG_TABLE: {
         /* n, n tids, n addresses */
-        int n = 0;
+        int n = 0, *tids = NULL;
+        struct entry *t = NULL;
         if (pvmi_get_int(m, &n) < 0 || n <= 0 || n > MAX_TASKS ||
-            pvmi_get_ints(m, st.table_tid, n) < 0)
+            !(tids = malloc(sizeof *tids * (size_t)n)) || pvmi_get_ints(m, tids, n) < 0 ||
+            !(t = realloc(st.table, sizeof *t * (size_t)n)))
             n = -1;
-        for (int i = 0; i < n; i++)
-            if (pvmi_get_counted(m, st.table_addr[i], ADDR_MAX) < 0)
+        if (t)
+            st.table = t;
+        for (int i = 0; i < n; i++) {
+            st.table[i].tid = tids[i];
+            if (pvmi_get_counted(m, st.table[i].addr, ADDR_MAX) < 0)
                 n = -1;
+        }
+        free(tids);
         st.table_n = n;
         break;
     }
@@ -78,11 +114,11 @@ static int links_open(int me)
 {
     int open = 0;
     for (int i = 0; i < st.table_n; i++) {
-        if (st.table_tid[i] == me || !st.table_addr[i][0] || !pvmx.on) {
+        if (st.table[i].tid == me || !st.table[i].addr[0] || !pvmx.on) {
             open++;
             continue;
         }
-        struct pvmx_peer *p = pvmx_peer_find(st.table_tid[i]);
+        struct pvmx_peer *p = pvmx_peer_find(st.table[i].tid);
         if (p && ((p->tx_open && p->rx_open) || p->kind == PEER_STOCK || p->dead))
             open++;
     }
@@ -92,15 +128,15 @@ static int links_open(int me)
 static int connect_all(int me, long long deadline)
 {
     for (int i = 0; i < st.table_n; i++) {
-        int tid = st.table_tid[i];
-        if (tid <= me || !st.table_addr[i][0] || !pvmx.on)
+        int tid = st.table[i].tid;
+        if (tid <= me || !st.table[i].addr[0] || !pvmx.on)
             continue;
         struct pvmx_peer *p = pvmx_peer_get(tid);
         if (!p)
             return PvmNoMem;
         if (!p->tx_open && p->kind != PEER_STOCK) {
             p->kind = PEER_AM;
-            snprintf(p->addr, sizeof p->addr, "%s", st.table_addr[i]);
+            snprintf(p->addr, sizeof p->addr, "%s", st.table[i].addr);
             pvmx_link_connect(p);
         }
     }
@@ -127,26 +163,25 @@ static int master_table(int me, int ntasks, const char *addr, long long deadline
         return fail("not every task called pvmam_init in time", PvmSysErr);
     int bad = 0;
     for (int i = 0; i < ntasks - 1; i++)
-        bad |= st.hello_n[i] != ntasks;
+        bad |= st.hello[i].n != ntasks;
     int n = bad ? -1 : ntasks;
     int tids[MAX_TASKS];
-    tids[0] = me;
-    for (int i = 0; i < ntasks - 1; i++)
-        tids[i + 1] = st.hello_tid[i];
-    st.table_n = ntasks;
-    memcpy(st.table_tid, tids, sizeof(int) * (size_t)ntasks);
-    snprintf(st.table_addr[0], ADDR_MAX, "%s", addr);
-    for (int i = 0; i < ntasks - 1; i++)
-        memcpy(st.table_addr[i + 1], st.hello_addr[i], ADDR_MAX);
-    /* TABLE = n, tids, then each address */
-    struct pmsg *m = pvmi_xbuf();
-    if (!m)
+    struct pmsg *m = NULL;
+    if (!(st.table = malloc(sizeof *st.table * (size_t)ntasks)) || !(m = pvmi_xbuf()))
         return fail("out of memory", PvmNoMem);
+    st.table_n = ntasks;
+    st.table[0].tid = tids[0] = me;
+    snprintf(st.table[0].addr, ADDR_MAX, "%s", addr);
+    for (int i = 0; i < ntasks - 1; i++) {
+        st.table[i + 1] = st.hello[i];
+        tids[i + 1] = st.hello[i].tid;
+    }
+    /* TABLE = n, tids, then each address */
     pvmi_put_int(m, n);
     if (n > 0) {
         pvmi_put_ints(m, tids, n);
         for (int i = 0; i < n; i++)
-            pvmi_put_counted(m, st.table_addr[i]);
+            pvmi_put_counted(m, st.table[i].addr);
     }
     pvmx_ctrl_post(m, PVMAM_TAG_TABLE, tids + 1, ntasks - 1);
     if (bad)
@@ -179,7 +214,7 @@ static int release(int me, int parent, int ntasks, long long deadline)
         if (wait_for(&st.ndone, ntasks - 1, deadline) < 0)
             return fail("not every task connected in time", PvmSysErr);
         for (int i = 1; i < ntasks; i++)
-            pvmx_send_ctrl(st.table_tid[i], PVMAM_TAG_GO, NULL, 0, NULL);
+            pvmx_send_ctrl(st.table[i].tid, PVMAM_TAG_GO, NULL, 0, NULL);
         return 0;
     }
     pvmx_send_ctrl(parent, PVMAM_TAG_DONE, &me, 1, NULL);
@@ -210,6 +245,6 @@ int pvmam_init(int ntasks)
     rc = release(me, parent, ntasks, deadline);
     if (rc < 0)
         return rc;
-    memset(&st, 0, sizeof st);
+    forget();
     return 0;
 }

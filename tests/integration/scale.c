@@ -208,10 +208,17 @@ int main(int argc, char **argv)
         }
     }
     if (!strcmp(mode, "init")) {
+        long rss0 = selfstat_rss_kb();
         double ti = now();
         int rc = pvmam_init(n);
-        if (rank == 0)
+        if (rank == 0) {
+            long rss1 = selfstat_rss_kb();
             printf("pvmam_init(%d): %d in %.2f s\n", n, rc, now() - ti);
+            /* The mesh is up and no message has gone over it: what an
+             * idle peer costs (issue 20 asks at most 16 KB). */
+            printf("idle peer: %.1f kB resident (%ld -> %ld kB, %d links)\n",
+                   (double)(rss1 - rss0) / (n - 1), rss0, rss1, n - 1);
+        }
         if (rc < 0) {
             pvm_exit();
             return 1;

@@ -3,7 +3,8 @@
 # (the default transports, then udp) and 64 with pvmam_init: a ring, an
 # all-to-all sample with checked contents, and a master linked with every
 # child (scale.c).  The master's descriptors must stay within the default
-# limit of 1024; the memory and descriptors per peer are printed.
+# limit of 1024; the memory and descriptors per peer are printed, and an
+# idle peer of pvmam_init's mesh must cost less than 16 KB.
 . "$top_srcdir/tests/lib/pvmvm.sh"
 B=$top_builddir/tests/integration
 N=${SCALE_N:-256}
@@ -24,4 +25,7 @@ run() {   # name transport N mode
 run ondemand default "$N" ondemand
 run ondemand-udp udp "$N" ondemand
 run init default 64 init
+# An idle peer (links up, nothing sent yet) costs at most 16 KB (issue 20).
+kb=$(sed -n 's/^idle peer: \([0-9]*\)\..*/\1/p' "$W/init")
+if [ -z "$kb" ] || [ "$kb" -ge 16 ]; then echo "FAILED: idle peer costs '$kb' kB"; rc=1; fi
 exit $rc
