@@ -40,8 +40,10 @@ done
 [ -n "$CFGS" ] || { echo "report.sh: no passing timed runs in $OUT/rounds" >&2; exit 1; }
 
 read -r N GRAN ROUNDS REPS WARM < "$OUT/params" 2>/dev/null || { N=? GRAN=? ROUNDS=? REPS=? WARM=?; }
-# the AM transport a libpvm3am task uses when PVMAM_TRANSPORT is not set
+# what a libpvm3am task uses when PVMAM_TRANSPORT is not set (shm,tcp):
+# am-default when the run has it, else am-tcp as before the default changed
 DEF=am-tcp
+case " $CFGS " in *" am-default "*) DEF=am-default ;; esac
 
 # one table: slave counts down, configurations across; cell from a file's columns
 table() {  # title, file suffix, awk format of one cell from $2 $3 $4 $5

@@ -8,10 +8,17 @@
  * receiver acknowledges each message with a 1-byte datagram and the sender
  * keeps at most UDP_WINDOW bytes (half the receive buffer) unacknowledged,
  * so the receive buffer never overflows.
- *     rawbench [-T tcp_latency,udp_latency,tcp_bandwidth,udp_bandwidth] [common options]
+ * -N NETNS:ADDR0:ADDR1 puts the far end's sockets in another network
+ * namespace (a file such as /run/netns/NAME), bound to ADDR1 there, and
+ * ours on ADDR0: the raw baseline between two namespace hosts
+ * (tests/lib/netvm.sh, run.sh --hosts).  Needs CAP_SYS_ADMIN.
+ *     rawbench [-T tcp_latency,udp_latency,tcp_bandwidth,udp_bandwidth]
+ *              [-N NETNS:ADDR0:ADDR1] [common options]
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
@@ -36,6 +43,42 @@ static char *buf;
 static int fds[NTESTS][2];   /* [test][side]: a connected socket pair per test */
 
 struct cmd { int test, n, iters; };
+
+/* -N: the far end's namespace and our own (to come back); the addresses */
+static int far_ns = -1, near_ns = -1;
+static struct in_addr near_addr = { 0 }, far_addr = { 0 };
+
+/* A socket for side 0 (ours) or 1 (the far end): in far_ns with -N. */
+static int sock(int side, int type)
+{
+    int far = side && far_ns >= 0;
+    if (far && setns(far_ns, CLONE_NEWNET) < 0)
+        return -1;
+    int fd = socket(AF_INET, type, 0);
+    if (far && setns(near_ns, CLONE_NEWNET) < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* -N NETNS:ADDR0:ADDR1; 0 or -1 */
+static int parse_ns(char *arg)
+{
+    char *a0 = strchr(arg, ':'), *a1 = a0 ? strchr(a0 + 1, ':') : NULL;
+    if (!a1)
+        return -1;
+    *a0++ = '\0';
+    *a1++ = '\0';
+    if (inet_pton(AF_INET, a0, &near_addr) != 1 || inet_pton(AF_INET, a1, &far_addr) != 1)
+        return -1;
+    if ((far_ns = open(arg, O_RDONLY | O_CLOEXEC)) < 0 ||
+        (near_ns = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0) {
+        perror(arg);
+        return -1;
+    }
+    return 0;
+}
 
 static int tcp_recv(int fd, long n)
 {
@@ -169,11 +212,15 @@ static int run(int side, int test, long n, int iters)
 static int pair(int udp, int sv[2])
 {
     struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) }, b = a;
+    if (far_ns >= 0) {
+        a.sin_addr = near_addr;
+        b.sin_addr = far_addr;
+    }
     socklen_t sl = sizeof a;
     int one = 1, big = UDP_BUF;
     if (udp) {
-        sv[0] = socket(AF_INET, SOCK_DGRAM, 0);
-        sv[1] = socket(AF_INET, SOCK_DGRAM, 0);
+        sv[0] = sock(0, SOCK_DGRAM);
+        sv[1] = sock(1, SOCK_DGRAM);
         for (int i = 0; i < 2; i++) {
             /* room for a whole chunked message; FORCE works as root */
             if (setsockopt(sv[i], SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof big) < 0)
@@ -188,12 +235,12 @@ static int pair(int udp, int sv[2])
             return -1;
         return 0;
     }
-    int l = socket(AF_INET, SOCK_STREAM, 0);
-    if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof a) < 0 || listen(l, 1) < 0 ||
-        getsockname(l, (struct sockaddr *)&a, &sl) < 0)
+    int l = sock(1, SOCK_STREAM);   /* the far end listens; its accepted socket is side 1 */
+    if (l < 0 || bind(l, (struct sockaddr *)&b, sizeof b) < 0 || listen(l, 1) < 0 ||
+        getsockname(l, (struct sockaddr *)&b, &sl) < 0)
         return -1;
-    sv[0] = socket(AF_INET, SOCK_STREAM, 0);
-    if (connect(sv[0], (struct sockaddr *)&a, sizeof a) < 0 || (sv[1] = accept(l, NULL, NULL)) < 0)
+    sv[0] = sock(0, SOCK_STREAM);
+    if (connect(sv[0], (struct sockaddr *)&b, sizeof b) < 0 || (sv[1] = accept(l, NULL, NULL)) < 0)
         return -1;
     close(l);
     for (int i = 0; i < 2; i++)
@@ -235,7 +282,15 @@ int main(int argc, char **argv)
     struct mpb_opts o;
     mpb_opts_default(&o);
     int on[NTESTS] = { 1, 1, 1, 1 }, c;
-    while ((c = getopt(argc, argv, "T:m:zn:s:i:w:r:t:o:qPh")) != -1) {
+    while ((c = getopt(argc, argv, "T:N:m:zn:s:i:w:r:t:o:qPh")) != -1) {
+        if (c == 'N') {
+            if (parse_ns(optarg) < 0) {
+                fprintf(stderr, "rawbench: -N wants NETNS:ADDR0:ADDR1 (a namespace file, two IPv4"
+                                " addresses)\n");
+                return 2;
+            }
+            continue;
+        }
         int r = mpb_opt(&o, c, optarg);
         if (r > 0)
             continue;
@@ -244,8 +299,8 @@ int main(int argc, char **argv)
                 on[t] = strstr(optarg, names[t]) != NULL || !strcmp(optarg, "all");
             continue;
         }
-        fprintf(stderr, "usage: rawbench [-T tcp_latency,udp_latency,tcp_bandwidth,udp_bandwidth]\n%s",
-                mpb_common_usage);
+        fprintf(stderr, "usage: rawbench [-T tcp_latency,udp_latency,tcp_bandwidth,udp_bandwidth]"
+                        " [-N NETNS:ADDR0:ADDR1]\n%s", mpb_common_usage);
         return c == 'h' ? 0 : 2;
     }
     if (mpb_make_sizes(&o) < 0)
@@ -269,8 +324,9 @@ int main(int argc, char **argv)
         child(ctl[1], !o.nopin);
     if (!o.nopin)
         mpb_pin(0);
-    printf("# rawbench: loopback sockets, busy polling, %d cpus%s, %d timed runs per point\n",
-           mpb_ncpus(), o.nopin ? "" : ", pinned to cores 0/1", o.repeats);
+    printf("# rawbench: %s, busy polling, %d cpus%s, %d timed runs per point\n",
+           far_ns >= 0 ? "sockets in two network namespaces" : "loopback sockets", mpb_ncpus(),
+           o.nopin ? "" : ", pinned to cores 0/1", o.repeats);
     int rc = 0;
     for (int t = 0; t < NTESTS && !rc; t++) {
         if (!on[t])

@@ -8,7 +8,9 @@
 #          [--crowd N] [--hosts] [-- more mpbench options]
 # --hosts: between two hosts of a netvm VM (network namespaces on a bridge,
 # tests/lib/netvm.sh; as root): the master on node1, its slaves on node2;
-# configurations stock-default, stock-direct, am-tcp, am-udp by default.
+# configurations stock-default, stock-direct, am-tcp, am-udp and raw by
+# default (raw: rawbench -N, its far end's sockets in node2's namespace);
+# one-host-only ones (am-off, am-shm, am-default, mpi) are left out.
 # A configuration am-TRANSPORT@POLICY runs with PVMAM_WAIT=POLICY.
 # The collectives run with 4 tasks, and again with --crowd tasks (default
 # 8, 0: not) as TEST-pN: more tasks than this machine has cores.
@@ -28,7 +30,7 @@ CONFIGS="stock-default stock-direct am-off am-tcp am-udp am-shm raw"
 [ -x "$B/mpbench_mpi" ] && CONFIGS="$CONFIGS mpi"
 ROUNDS=3 REPS=3 MAX=1048576 TCAP=0.01 SIZES="" TESTS=all CROWD=8
 quick=${BENCH_QUICK:-}
-hosts=
+hosts= configs_given=
 extra=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -36,7 +38,7 @@ while [ $# -gt 0 ]; do
     --out) OUTDIR=$2; shift ;;
     --rounds) ROUNDS=$2; shift ;;
     --reps) REPS=$2; shift ;;
-    --configs) CONFIGS=$(echo "$2" | tr , ' '); shift ;;
+    --configs) CONFIGS=$(echo "$2" | tr , ' '); configs_given=1; shift ;;
     --sizes) SIZES=$2; shift ;;
     --max) MAX=$2; shift ;;
     --tcap) TCAP=$2; shift ;;
@@ -73,16 +75,19 @@ rm -rf "$OUTDIR/rounds" "$OUTDIR/dat"
 mkdir -p "$OUTDIR/rounds" "$OUTDIR/dat"
 if [ -n "$hosts" ]; then
     # two namespace hosts; every program of the run on node1, slaves on node2
-    case " $CONFIGS " in *" raw "*|*" mpi "*|*" am-shm "*|*" am-off "*)
-        CONFIGS="stock-default stock-direct am-tcp am-udp" ;;
-    esac
+    [ -n "$configs_given" ] || CONFIGS="stock-default stock-direct am-tcp am-udp raw"
+    CONFIGS=$(for c in $CONFIGS; do
+        case $c in am-off*|am-shm*|am-default*|mpi) ;; *) echo "$c" ;; esac
+    done | paste -sd' ')
     CROWD=0
     . "$top_srcdir/tests/lib/netvm.sh"
     nvm_start 2 || exit 1
     nvm_addhosts || exit 1
     MPBENCH_HOST=$(nvm_name 2); export MPBENCH_HOST
     on1() { nvm_on 1 "$@"; }
+    RAW_NS=(-N "/run/netns/$(nvm_ns 2):$(nvm_addr 1):$(nvm_addr 2)")
 else
+    RAW_NS=()
     . "$top_srcdir/tests/lib/pvmvm.sh"
     vm_start || exit 1
     on1() { "$@"; }
@@ -139,7 +144,7 @@ run_one() {
     local cfg=$1 k=$2 dir=$OUTDIR/rounds/$1/r$2 rc coll
     mkdir -p "$dir"
     if [ "$cfg" = raw ]; then
-        timeout 300 "$B/rawbench" "${common[@]}" -T "$(raw_tests)" -o "$dir" > "$dir/table.txt"
+        on1 timeout 300 "$B/rawbench" "${RAW_NS[@]}" "${common[@]}" -T "$(raw_tests)" -o "$dir" > "$dir/table.txt"
     else
         mpb "$cfg" "${common[@]}" -T "$TESTS" -o "$dir" "${extra[@]}" > "$dir/table.txt" &&
         coll=$(collectives) &&
