@@ -571,7 +571,8 @@ int amx_input_placed(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hd
 
 int amx_deliverable(const am_interface_t *ifc, const am_endpoint_t *ep, const struct amx_hdr *h)
 {
-    return ifc->reliable && !ep->dead && h->type == AMX_REQ && h->inst < ifc->cfg.depth &&
+    /* the next in order: on udp too, neither a duplicate nor early */
+    return !ep->dead && h->type == AMX_REQ && h->inst < ifc->cfg.depth &&
            h->seq == ep->expect_seq && amx_key_ok(ifc, h);
 }
 
