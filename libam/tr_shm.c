@@ -1351,15 +1351,11 @@ static int queue_out(struct shm_ep *e, const struct iovec *iov, int n)
     return AM_OK;
 }
 
-static int shm_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *iov, int n)
+/* The end of a send (rc its result so far): what handlers queued while it
+ * waited goes now, in order. */
+static int send_done(am_interface_t *ifc, am_endpoint_t *ep, int rc)
 {
     struct shm_ep *e = ep->tp;
-    if (ep->dead || !e->base || e->fd < 0)
-        return AM_ERR_DEAD;
-    if (e->sending)
-        return queue_out(e, iov, n);
-    e->sending = 1;
-    int rc = send_one(ifc, ep, iov, n);
     while (rc == AM_OK && e->outq && !ep->dead) {
         struct blob *b = e->outq;
         if (!(e->outq = b->next))
@@ -1370,6 +1366,40 @@ static int shm_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
     }
     e->sending = 0;
     return ep->dead ? AM_ERR_DEAD : rc;
+}
+
+static int shm_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *iov, int n)
+{
+    struct shm_ep *e = ep->tp;
+    if (ep->dead || !e->base || e->fd < 0)
+        return AM_ERR_DEAD;
+    if (e->sending)
+        return queue_out(e, iov, n);
+    e->sending = 1;
+    return send_done(ifc, ep, send_one(ifc, ep, iov, n));
+}
+
+/* A small AM written in place (am_proto.c's send_am): the caller packs it
+ * straight into the ring.  Sending is marked from here to the commit, as
+ * in shm_send: a handler run while reserve waits queues its own sends. */
+static char *shm_put_begin(am_interface_t *ifc, am_endpoint_t *ep, size_t len)
+{
+    struct shm_ep *e = ep->tp;
+    if (ep->dead || !e->base || e->fd < 0 || e->sending)
+        return NULL;
+    e->sending = 1;
+    char *at = reserve(ifc, ep, len);
+    if (!at || ep->dead) {
+        e->sending = 0;
+        return NULL;
+    }
+    return at + sizeof(struct rec);
+}
+
+static int shm_put_commit(am_interface_t *ifc, am_endpoint_t *ep, char *at, size_t len)
+{
+    commit(ifc, ep, at - sizeof(struct rec), REC_AM, len);
+    return send_done(ifc, ep, AM_OK);
 }
 
 static void shm_placement_discard(am_endpoint_t *ep)
@@ -1397,4 +1427,6 @@ const struct am_transport_ops amx_tr_shm = {
     .event_fd = shm_event_fd,
     .close_ep = shm_close_ep,
     .placement_discard = shm_placement_discard,
+    .put_begin = shm_put_begin,
+    .put_commit = shm_put_commit,
 };
