@@ -30,7 +30,7 @@ static int policy = W_YIELD;
 
 #define MAX_FDS 64
 #define SPIN_US 100
-#define SPIN_CLOCK_EVERY 4
+#define SPIN_CLOCK_EVERY 16   /* polls between clock reads: a read costs as much as a poll */
 #define ADAPT_MIN_US 5
 #define BUSY_CHECK_US 500   /* /proc/loadavg costs ~1 us: not every wait */
 #define YIELD_GAP_MAX 64    /* polls between yields that find nobody */
