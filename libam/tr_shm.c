@@ -130,6 +130,7 @@ struct shm_ep {
     struct blob *outq, *outq_tail;
     /* consumer */
     uint64_t rpos;               /* next record; tail is published up to it */
+    uint64_t rlooked;            /* rpos when we last looked for a waiting producer */
     int rx_depth;                /* read_ring on the stack (handlers may nest) */
     int rx_busy;                 /* rx holds an AM being handled */
     char *rx;
@@ -1011,8 +1012,13 @@ static int read_ring(am_interface_t *ifc, am_endpoint_t *ep)
     }
     if (--e->rx_depth == 0 && e->base) {
         STORE_REL(&e->in->tail, e->rpos);
-        if (!ep->dead)
+        /* A producer waits for room only with more than R/8 of the ring
+         * in use (a record and its pad take at most 7R/8), so looking for
+         * it once per R/8 consumed finds it, and saves the fence per poll */
+        if (!ep->dead && e->rpos - e->rlooked >= e->R / 8) {
+            e->rlooked = e->rpos;
             consumed(ifc, ep);
+        }
     }
     return handled;
 }

@@ -155,9 +155,7 @@ static void daemon_failed(void)
  * caller's timeout still bounds the spin. */
 static void spin(int hint, int timeout_ms, int (*woken)(const void *), const void *arg)
 {
-    long long t = now_us(), t0 = t, len = spin_length(t);
-    long long spin_end = timeout_ms ? t + len : t;
-    long long limit = timeout_ms > 0 ? t + timeout_ms * 1000LL : -1;
+    long long t = 0, t0 = 0, len = 0, spin_end = 0, limit = -1;
     /* At once if the last yield ran somebody: the answer cannot be here
      * yet, and the peer may need this core (polling first measured slower
      * on a loaded machine).  If the recent yields ran nobody, poll `gap`
@@ -168,15 +166,22 @@ static void spin(int hint, int timeout_ms, int (*woken)(const void *), const voi
         if (hint > 0 && pvmi_conn_input(&pvmi.pvmd) < 0)
             daemon_failed();
         if (woken(arg)) {
-            if (timeout_ms)
+            if (timeout_ms && policy == W_ADAPT)   /* no clock read on the way out */
                 adapt(now_us() - t0, 1);
             return;
         }
-        /* every poll makes a system call: a few of them between clock
-         * reads keep the spin bounded at a fraction of the cost */
-        if (spins ? !(spins % SPIN_CLOCK_EVERY) && (t = now_us()) >= spin_end
-                  : t >= spin_end)   /* the first: t is fresh */
+        /* The clock only once the answer was not there at once; then every
+         * SPIN_CLOCK_EVERY polls, which keeps the spin bounded cheaply */
+        if (!spins) {
+            t = t0 = now_us();
+            len = spin_length(t);
+            spin_end = timeout_ms ? t + len : t;
+            limit = timeout_ms > 0 ? t + timeout_ms * 1000LL : -1;
+            if (t >= spin_end)
+                break;
+        } else if (!(spins % SPIN_CLOCK_EVERY) && (t = now_us()) >= spin_end) {
             break;
+        }
         if ((policy == W_YIELD || policy == W_AUTO) && spins == next_yield)
             next_yield = spins + yield_core();
         if (pvmi_routes_poll() > 0 && (limit < 0 || t + len < limit))
