@@ -379,6 +379,22 @@ static uint64_t ring_size_for(unsigned depth)
     return r;
 }
 
+/* Map the segment's pages now, in each process: otherwise the first lap
+ * of each ring takes a page fault every 32 small records, which made an
+ * 8-byte ping-pong's first 4096 messages about 0.15 us slower each.  A
+ * kernel without MADV_POPULATE_WRITE (before 5.14) just faults later. */
+static void prefault(char *base, size_t size)
+{
+#ifdef MADV_POPULATE_WRITE
+    if (madvise(base, size, MADV_POPULATE_WRITE) < 0) {
+        /* an old kernel (EINVAL): the pages come on first touch */
+    }
+#else
+    (void)base;
+    (void)size;
+#endif
+}
+
 /* Point ep at its rings: the connector produces ring 0. */
 static void use_segment(struct shm_ep *e, char *base, size_t size, uint64_t R, int connector)
 {
@@ -445,6 +461,7 @@ static int shm_connect(am_interface_t *ifc, am_endpoint_t *ep)
     base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
     if (base == MAP_FAILED)
         goto fail;
+    prefault(base, size);
     struct seg *g = (struct seg *)base;
     g->magic = SEG_MAGIC;
     g->version = SEG_VERSION;
@@ -647,6 +664,7 @@ static int attach_parked(am_interface_t *ifc, am_endpoint_t *ep, struct parked *
     char *base = mmap(NULL, pk->h.seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, pk->memfd, 0);
     if (base == MAP_FAILED)
         return AM_ERR_SYS;
+    prefault(base, pk->h.seg_size);
     struct seg *g = (struct seg *)base;
     if (LOAD_ACQ(&g->magic) != SEG_MAGIC || LOAD_ACQ(&g->version) != SEG_VERSION ||
         LOAD_ACQ(&g->ring_size) != R) {
