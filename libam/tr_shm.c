@@ -1008,6 +1008,10 @@ static int read_ring(am_interface_t *ifc, am_endpoint_t *ep)
             corrupt(ifc, ep);
             break;
         }
+        /* A small AM's record takes two or three lines: ask for the rest
+         * now, so their misses overlap parsing instead of following it */
+        for (uint64_t l = REC_ALIGN; l < adv && l < 4 * REC_ALIGN; l += REC_ALIGN)
+            __builtin_prefetch((char *)at + l);
         /* A big AM waits for the next poll unless it comes first: the
          * caller may have to act on what came before it (a pvm_precv that
          * returns and posts its buffer again), so that it finds a placer
