@@ -381,10 +381,23 @@ static uint64_t ring_size_for(unsigned depth)
 
 /* Map the segment's pages now, in each process: otherwise the first lap
  * of each ring takes a page fault every 32 small records, which made an
- * 8-byte ping-pong's first 4096 messages about 0.15 us slower each.  A
- * kernel without MADV_POPULATE_WRITE (before 5.14) just faults later. */
-static void prefault(char *base, size_t size)
+ * 8-byte ping-pong's first 4096 messages about 0.15 us slower each.  Only
+ * for a task's first few links: it makes the whole segment resident (1 MiB
+ * at the default depth), and a task with hundreds of peers that each get
+ * a few messages would pay that for nothing (tests/integration/scale.sh:
+ * pvmam_init of 64 tasks took 12 s instead of 0.4, 1 MiB per peer).  A kernel
+ * without MADV_POPULATE_WRITE (before 5.14) just faults later. */
+#define PREFAULT_LINKS 4
+
+static void prefault(am_interface_t *ifc, char *base, size_t size)
 {
+    int n = 0;
+    for (am_endpoint_t *ep = ifc->eps; ep && n <= PREFAULT_LINKS; ep = ep->next) {
+        const struct shm_ep *e = ep->tp;
+        n += e && e->base && !ep->dead;
+    }
+    if (n >= PREFAULT_LINKS)
+        return;
 #ifdef MADV_POPULATE_WRITE
     if (madvise(base, size, MADV_POPULATE_WRITE) < 0) {
         /* an old kernel (EINVAL): the pages come on first touch */
@@ -461,7 +474,7 @@ static int shm_connect(am_interface_t *ifc, am_endpoint_t *ep)
     base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
     if (base == MAP_FAILED)
         goto fail;
-    prefault(base, size);
+    prefault(ifc, base, size);
     struct seg *g = (struct seg *)base;
     g->magic = SEG_MAGIC;
     g->version = SEG_VERSION;
@@ -664,7 +677,7 @@ static int attach_parked(am_interface_t *ifc, am_endpoint_t *ep, struct parked *
     char *base = mmap(NULL, pk->h.seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, pk->memfd, 0);
     if (base == MAP_FAILED)
         return AM_ERR_SYS;
-    prefault(base, pk->h.seg_size);
+    prefault(ifc, base, pk->h.seg_size);
     struct seg *g = (struct seg *)base;
     if (LOAD_ACQ(&g->magic) != SEG_MAGIC || LOAD_ACQ(&g->version) != SEG_VERSION ||
         LOAD_ACQ(&g->ring_size) != R) {
