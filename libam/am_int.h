@@ -194,6 +194,12 @@ struct am_transport_ops {
     void (*close_ep)(am_interface_t *ifc, am_endpoint_t *ep);
     /* Optional, for transports that call placers: am_placement_discard. */
     void (*placement_discard)(am_endpoint_t *ep);
+    /* Optional, both or neither: room for one whole small AM (len bytes,
+     * at most AMX_HDR + AMX_PACK_MAX) in the transport's own memory, which
+     * the caller fills and publishes with put_commit; saves staging it.
+     * NULL from put_begin: use send instead (it may be queued, or dead). */
+    char *(*put_begin)(am_interface_t *ifc, am_endpoint_t *ep, size_t len);
+    int (*put_commit)(am_interface_t *ifc, am_endpoint_t *ep, char *at, size_t len);
 };
 
 /* Generated from LIBAM_TRANSPORTS (libam/local.mk): NULL-terminated. */

@@ -95,6 +95,20 @@ static int send_am(am_interface_t *ifc, am_endpoint_t *ep, struct amx_hdr *h,
     if (n > 64)
         return AM_ERR_INVAL;
     h->key = ep->key;
+    /* small, reliable, nothing to keep: written once, in place */
+    if (h->len <= AMX_PACK_MAX && !copy && ifc->tr->put_begin && !ifc->cfg.fault_drop_ppm) {
+        size_t total = AMX_HDR + h->len;
+        char *at = ifc->tr->put_begin(ifc, ep, total);
+        if (at) {
+            amx_pack_hdr(at, h);
+            char *d = at + AMX_HDR;
+            for (int i = 0; i < n; i++) {
+                memcpy(d, iov[i].iov_base, iov[i].iov_len);
+                d += iov[i].iov_len;
+            }
+            return ifc->tr->put_commit(ifc, ep, at, total);
+        }
+    }
     amx_pack_hdr(hb, h);
     v[0].iov_base = hb;
     v[0].iov_len = AMX_HDR;

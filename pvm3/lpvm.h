@@ -77,6 +77,8 @@ int pvmi_beatask(void);
  * every send and receive starts with it. */
 static inline int pvmi_enter(const char *fn)
 {
+    if (pvmi.tid > 0 && !pvmi.dead)   /* the usual case, without a call */
+        return 0;
     int rc = pvmi_beatask();
     return rc < 0 ? pvmi_err(fn, rc) : 0;
 }

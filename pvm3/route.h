@@ -150,5 +150,8 @@ int pvmi_sink_live(unsigned token);   /* still wanted (the precv waits for it) *
 void pvmi_sink_complete(unsigned token, struct pmsg *m);
 /* ...or, if the message will never complete, pvmi_sink_cancel(). */
 void pvmi_sink_cancel(unsigned token, struct pmsg *m);
+/* A whole message that arrived at once (len bytes at data): claim, copy
+ * and complete in one call.  1 if it landed; 0: deliver it as usual. */
+int pvmi_sink_put(int src, int tag, int ctx, uint32_t encword, const void *data, size_t len);
 
 #endif /* PVM3_ROUTE_H */

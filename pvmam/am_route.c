@@ -176,7 +176,12 @@ static int start_ifcs(const struct am_config *c)
     for (int i = 0; i < pvmx.cfg.ntr; i++) {
         const char *t = pvmx.cfg.tr[i];
         am_interface_t *ifc;
-        int rc = am_init(t, c, &ifc);
+        struct am_config cc = *c;
+        /* shm copies a big fragment once, from the sender's memory, after a
+         * handshake: a 4 MiB message in 1 MiB fragments paid four of them */
+        if (!strcmp(t, "shm"))
+            cc.max_payload = PVMX_SHM_PAYLOAD;
+        int rc = am_init(t, &cc, &ifc);
         if (rc < 0) {
             fprintf(stderr, "libpvm3am: cannot start AM transport %s (%s); %s\n", t,
                     am_strerror(rc), i + 1 < pvmx.cfg.ntr || pvmx.nifc ? "going on without it"

@@ -26,6 +26,9 @@
 /* Without PVMAM_TRANSPORT: shm to peers on this host, tcp to the others
  * (the fastest correct choice, README "PVMAM_TRANSPORT"). */
 #define PVMX_DEFAULT_TRANSPORT "shm,tcp"
+/* Fragment payload over shm: as the daemon route, messages up to 16 MiB
+ * go whole (one copy, one handshake) */
+#define PVMX_SHM_PAYLOAD ((size_t)16 << 20)
 
 struct pvmx_config {
     char transport[16];  /* as set: "shm,tcp" (default), "tcp", ..., "off" */

@@ -4,7 +4,9 @@
  * the data on one cache line up to 56 bytes: the physical floor of a
  * ping-pong; beyond, a buffer copied in and out), measured in the same run;
  * the two processes are pinned to cores 0 and 1 and both sides busy-poll.
- *     ambench [rounds] [transports]     (default 3 rounds, "udp,tcp,shm")
+ *     ambench [rounds] [transports] [max bytes]
+ * (default 3 rounds, "udp,tcp,shm", up to 8 KiB over udp and 1 MiB else;
+ * "ambench 3 shm 8": only 8-byte messages)
  * Latency = half round trip (median of rounds); streaming bandwidth =
  * bytes / time with at most `depth` (8) messages in flight for every
  * configuration: libam's window, and an 8-message ack window for raw udp.
@@ -286,6 +288,8 @@ static double raw_cb(void *c, char op, int n, int reps)
 static double am_cb(void *c, char op, int n, int reps) { return am_run(c, op, n, reps); }
 
 /* Run one transport: raw sockets, then libam, same sizes. */
+static int max_bytes;   /* argv[3]: the largest size measured, 0 for the default */
+
 static void bench(const char *tr, int rounds, struct series *raw, struct series *am)
 {
     int udp = !strcmp(tr, "udp"), shm = !strcmp(tr, "shm");
@@ -331,6 +335,8 @@ static void bench(const char *tr, int rounds, struct series *raw, struct series 
     if (am_init(tr, &cfg, &ifc) < 0)
         exit(3);
     int max = udp ? 8192 : 1 << 20;
+    if (max_bytes >= 8 && max_bytes < max)
+        max = max_bytes;
     pid_t pid = fork();
     if (pid == 0) {
         pin(1);
@@ -392,6 +398,8 @@ int main(int argc, char **argv)
     int rounds = argc > 1 ? atoi(argv[1]) : 3;
     if (rounds < 1 || rounds > 15)
         rounds = 3;
+    if (argc > 3)
+        max_bytes = atoi(argv[3]);
     signal(SIGPIPE, SIG_IGN);
     buf = calloc(1, (1 << 20) + 65536);
     h_ping = am_address_to_id(on_ping);
