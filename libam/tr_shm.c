@@ -131,6 +131,7 @@ struct shm_ep {
     /* consumer */
     uint64_t rpos;               /* next record; tail is published up to it */
     uint64_t rlooked;            /* rpos when we last looked for a waiting producer */
+    int warm;                    /* 0: not yet; 1: asked (declined); 2: mapped whole */
     int rx_depth;                /* read_ring on the stack (handlers may nest) */
     int rx_busy;                 /* rx holds an AM being handled */
     char *rx;
@@ -379,34 +380,42 @@ static uint64_t ring_size_for(unsigned depth)
     return r;
 }
 
-/* Map the segment's pages now, in each process: otherwise the first lap
- * of each ring takes a page fault every 32 small records, which made an
- * 8-byte ping-pong's first 4096 messages about 0.15 us slower each.  Only
- * for a task's first few links: it makes the whole segment resident (1 MiB
- * at the default depth), and a task with hundreds of peers that each get
- * a few messages would pay that for nothing (tests/integration/scale.sh:
- * pvmam_init of 64 tasks took 12 s instead of 0.4, 1 MiB per peer).  A kernel
- * without MADV_POPULATE_WRITE (before 5.14) just faults later. */
-#define PREFAULT_LINKS 4
+/* Map the segment's pages at once, in each process, when a link's traffic
+ * starts (WARM_AT bytes through either ring on our side): otherwise the
+ * first lap of each ring takes a page fault every 32 small records, which
+ * made an 8-byte ping-pong's first 4096 messages about 0.15 us slower
+ * each.  Not when the link opens: an idle link (pvmam_init's mesh) would
+ * then hold the whole segment (1 MiB at the default depth) instead of
+ * the two pages its set-up touches (issue 20: an idle peer costs less than
+ * 16 KB).  And only for a task's first few links: a task with hundreds of
+ * peers that each get a few messages would pay that for nothing
+ * (tests/integration/scale.sh: pvmam_init of 64 tasks took 12 s instead
+ * of 0.4 when every link was mapped whole).  A kernel without
+ * MADV_POPULATE_WRITE (before 5.14) just faults later. */
+#define WARM_LINKS 4
+#define WARM_AT 4096u
 
-static void prefault(am_interface_t *ifc, char *base, size_t size)
+static void warm(am_interface_t *ifc, am_endpoint_t *ep)
 {
+    struct shm_ep *e = ep->tp;
     int n = 0;
-    for (am_endpoint_t *ep = ifc->eps; ep && n <= PREFAULT_LINKS; ep = ep->next) {
-        const struct shm_ep *e = ep->tp;
-        n += e && e->base && !ep->dead;
+    e->warm = 1;   /* asked once, done or not */
+    for (am_endpoint_t *o = ifc->eps; o && n <= WARM_LINKS; o = o->next) {
+        const struct shm_ep *oe = o->tp;
+        n += o != ep && oe && oe->warm == 2 && !o->dead;
     }
-    if (n >= PREFAULT_LINKS)
+    if (n >= WARM_LINKS)
         return;
 #ifdef MADV_POPULATE_WRITE
-    if (madvise(base, size, MADV_POPULATE_WRITE) < 0) {
-        /* an old kernel (EINVAL): the pages come on first touch */
-    }
-#else
-    (void)base;
-    (void)size;
+    if (madvise(e->base, e->seg_size, MADV_POPULATE_WRITE) == 0)
+        e->warm = 2;
+    /* else an old kernel (EINVAL): the pages come on first touch */
 #endif
 }
+
+/* Cheap enough for every record: one compare until the link is warm. */
+#define WARM_CHECK(ifc, ep, e, pos) \
+    do { if (__builtin_expect(!(e)->warm && (pos) >= WARM_AT, 0)) warm(ifc, ep); } while (0)
 
 /* Point ep at its rings: the connector produces ring 0. */
 static void use_segment(struct shm_ep *e, char *base, size_t size, uint64_t R, int connector)
@@ -474,7 +483,6 @@ static int shm_connect(am_interface_t *ifc, am_endpoint_t *ep)
     base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
     if (base == MAP_FAILED)
         goto fail;
-    prefault(ifc, base, size);
     struct seg *g = (struct seg *)base;
     g->magic = SEG_MAGIC;
     g->version = SEG_VERSION;
@@ -677,7 +685,6 @@ static int attach_parked(am_interface_t *ifc, am_endpoint_t *ep, struct parked *
     char *base = mmap(NULL, pk->h.seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, pk->memfd, 0);
     if (base == MAP_FAILED)
         return AM_ERR_SYS;
-    prefault(ifc, base, pk->h.seg_size);
     struct seg *g = (struct seg *)base;
     if (LOAD_ACQ(&g->magic) != SEG_MAGIC || LOAD_ACQ(&g->version) != SEG_VERSION ||
         LOAD_ACQ(&g->ring_size) != R) {
@@ -1033,6 +1040,7 @@ static int read_ring(am_interface_t *ifc, am_endpoint_t *ep)
             break;
         char *body = e->in_data + off + sizeof r;
         e->rpos += adv;   /* before the handler: a nested poll goes on from here */
+        WARM_CHECK(ifc, ep, e, e->rpos);
         if (e->landing && r.kind != REC_CHUNK && r.kind != REC_PAD) {
             corrupt(ifc, ep);
             break;
@@ -1262,6 +1270,7 @@ static void commit(am_interface_t *ifc, am_endpoint_t *ep, char *at, uint32_t ki
     r->size = (uint32_t)size;
     STORE_REL(&r->stamp, e->head ^ e->salt);
     e->head += REC_LEN(size);
+    WARM_CHECK(ifc, ep, e, e->head);
     FENCE();
     if (LOAD_ACQ(&e->out->cons_sleeping) &&
         __atomic_exchange_n(&e->out->cons_sleeping, 0, __ATOMIC_ACQ_REL))
