@@ -64,7 +64,17 @@
 #define COPY_SPIN_US 20000   /* ...or this long while its peer is copying its payload */
 #define RX_BATCH 64          /* records per ring per poll: callers stay responsive */
 
-static uint64_t probe_word = 0x70766d616d73686dull;
+#define PROBE_BASE 0x70766d616d73686dull
+static uint64_t probe_word = PROBE_BASE;
+
+/* The word a peer reads to learn whether it may read our memory, set
+ * before each hello and welcome: it holds our pid, so a forked relative
+ * (same address, same static) does not pass for us. */
+static uint64_t probe_now(void)
+{
+    probe_word = PROBE_BASE ^ (uint64_t)getpid();
+    return probe_word;
+}
 
 #define LOAD_ACQ(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
 #define STORE_REL(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
@@ -226,11 +236,17 @@ static int send_fds(int fd, const void *buf, size_t len, const int *fds, int nfd
 
 /* One message of exactly len bytes and nfd descriptors, waiting until
  * deadline (0: not at all).  AM_ERR_TIMEOUT if nothing came, AM_ERR_DEAD
- * for the end of the stream or anything else. */
-static int recv_fds(int fd, void *buf, size_t len, int *fds, int nfd, uint64_t deadline)
+ * for the end of the stream or anything else.  *cred (if not NULL) gets
+ * the sender's credentials where the socket passes them (SO_PASSCRED),
+ * else pid 0. */
+static int recv_fds(int fd, void *buf, size_t len, int *fds, int nfd, uint64_t deadline,
+                    struct ucred *cred)
 {
+    if (cred)
+        cred->pid = 0;
     for (;;) {
-        union { char b[CMSG_SPACE(sizeof(int) * 4)]; struct cmsghdr align; } u;
+        union { char b[CMSG_SPACE(sizeof(int) * 4) + CMSG_SPACE(sizeof(struct ucred))];
+                struct cmsghdr align; } u;
         struct iovec v = { buf, len };
         struct msghdr mh = { .msg_iov = &v, .msg_iovlen = 1, .msg_control = u.b,
                              .msg_controllen = sizeof u.b };
@@ -245,6 +261,9 @@ static int recv_fds(int fd, void *buf, size_t len, int *fds, int nfd, uint64_t d
         }
         int got = 0, tmp[4];
         for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); r >= 0 && c; c = CMSG_NXTHDR(&mh, c)) {
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS && cred &&
+                c->cmsg_len == CMSG_LEN(sizeof *cred))
+                memcpy(cred, CMSG_DATA(c), sizeof *cred);
             if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
                 continue;
             size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
@@ -432,26 +451,38 @@ static void use_segment(struct shm_ep *e, char *base, size_t size, uint64_t R, i
     e->in_data = base + DATA_OFF + (connector ? R : 0);
 }
 
+/* Watch the peer's pid (its end), instead of any pid watched before. */
+static int watch_pid(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    struct shm *s = ifc->trd;
+    struct shm_ep *e = ep->tp;
+    if (e->pidfd >= 0) {
+        epoll_ctl(s->epfd, EPOLL_CTL_DEL, e->pidfd, NULL);
+        close(e->pidfd);
+        e->pidfd = -1;
+    }
+#ifdef SYS_pidfd_open
+    if (e->pid > 0)
+        e->pidfd = (int)syscall(SYS_pidfd_open, e->pid, 0);   /* -1: the socket still tells */
+#endif
+    if (e->pidfd >= 0) {
+        fcntl(e->pidfd, F_SETFD, FD_CLOEXEC);
+        struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uintptr_t)ep + 1 };
+        if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, e->pidfd, &ev) < 0)
+            return AM_ERR_SYS;
+    }
+    return AM_OK;
+}
+
 /* Watch the peer's socket and pidfd (its end). */
 static int watch(am_interface_t *ifc, am_endpoint_t *ep)
 {
     struct shm *s = ifc->trd;
     struct shm_ep *e = ep->tp;
-#ifdef SYS_pidfd_open
-    if (e->pid > 0)
-        e->pidfd = (int)syscall(SYS_pidfd_open, e->pid, 0);   /* -1: the socket still tells */
-#endif
     struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP, .data.u64 = (uintptr_t)ep };
     if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, e->fd, &ev) < 0)
         return AM_ERR_SYS;
-    if (e->pidfd >= 0) {
-        fcntl(e->pidfd, F_SETFD, FD_CLOEXEC);
-        ev.events = EPOLLIN;
-        ev.data.u64 = (uintptr_t)ep + 1;
-        if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, e->pidfd, &ev) < 0)
-            return AM_ERR_SYS;
-    }
-    return AM_OK;
+    return watch_pid(ifc, ep);
 }
 
 static int shm_connect(am_interface_t *ifc, am_endpoint_t *ep)
@@ -465,6 +496,14 @@ static int shm_connect(am_interface_t *ifc, am_endpoint_t *ep)
     char *base = MAP_FAILED;
     if (fd < 0)
         return AM_ERR_SYS;
+    /* SO_PEERCRED names whoever called listen(), which is not the acceptor
+     * when that task forked after am_init and its child accepts (ambench):
+     * the welcome's credentials, which the kernel fills in, say who it is */
+    int one = 1;
+    if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one, sizeof one) < 0) {
+        close(fd);
+        return AM_ERR_SYS;
+    }
     struct sockaddr_un sa;
     socklen_t sl = abstract_name(ep->name, &sa);
     while (connect(fd, (struct sockaddr *)&sa, sl) < 0) {
@@ -493,7 +532,7 @@ static int shm_connect(am_interface_t *ifc, am_endpoint_t *ep)
     struct hello h = { .magic = SEG_MAGIC, .version = SEG_VERSION, .key = ep->key,
                        .seg_size = size,
                        .ring_size = R, .probe_addr = (uintptr_t)&probe_word,
-                       .probe_val = probe_word };
+                       .probe_val = probe_now() };
     snprintf(h.addr, sizeof h.addr, "%s", ifc->self_addr);
     int fds[2] = { memfd, s->efd };
     if (send_fds(fd, &h, sizeof h, fds, 2) < 0)
@@ -519,18 +558,25 @@ static int take_welcome(am_interface_t *ifc, am_endpoint_t *ep, uint64_t deadlin
 {
     struct shm_ep *e = ep->tp;
     struct welcome w;
+    struct ucred cr;
     int efd;
     if (e->welcomed)
         return AM_OK;
-    int rc = recv_fds(e->fd, &w, sizeof w, &efd, 1, deadline);
+    int rc = recv_fds(e->fd, &w, sizeof w, &efd, 1, deadline, &cr);
     if (rc < 0)
         return rc;
-    if (w.magic != SEG_MAGIC || w.version != SEG_VERSION || !is_eventfd(ifc->trd, efd)) {
+    if (w.magic != SEG_MAGIC || w.version != SEG_VERSION || !is_eventfd(ifc->trd, efd) ||
+        (cr.pid > 0 && cr.uid != geteuid())) {
         close(efd);
         return AM_ERR_DEAD;
     }
     e->peer_efd = efd;
     e->welcomed = 1;
+    if (cr.pid > 0 && cr.pid != e->pid) {   /* the acceptor is not the listener's maker */
+        e->pid = cr.pid;
+        if (watch_pid(ifc, ep) < 0)
+            return AM_ERR_DEAD;
+    }
     if (can_read(ifc->trd, e->pid, w.probe_addr, w.probe_val))
         STORE(&e->in->cma_ok, 1);
     return AM_OK;
@@ -573,7 +619,7 @@ static void greet_input(am_interface_t *ifc, struct shm *s, int i)
 {
     struct parked pk;
     int fds[2];
-    int rc = recv_fds(s->greet[i].fd, &pk.h, sizeof pk.h, fds, 2, 0);
+    int rc = recv_fds(s->greet[i].fd, &pk.h, sizeof pk.h, fds, 2, 0, NULL);
     if (rc == AM_ERR_TIMEOUT)
         return;   /* not yet */
     if (rc < 0) {
@@ -701,7 +747,7 @@ static int attach_parked(am_interface_t *ifc, am_endpoint_t *ep, struct parked *
     if (can_read(s, e->pid, pk->h.probe_addr, pk->h.probe_val))
         STORE(&e->in->cma_ok, 1);
     struct welcome w = { .magic = SEG_MAGIC, .version = SEG_VERSION,
-                         .probe_addr = (uintptr_t)&probe_word, .probe_val = probe_word };
+                         .probe_addr = (uintptr_t)&probe_word, .probe_val = probe_now() };
     if (send_fds(e->fd, &w, sizeof w, &s->efd, 1) < 0)
         return AM_ERR_DEAD;
     return watch(ifc, ep);

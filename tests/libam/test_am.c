@@ -186,12 +186,12 @@ static struct am_config small_cfg(void)
 }
 
 /* Child: accept the parent, serve until told to stop (a byte on the pipe),
- * report order/checksum errors and requests seen. */
-static void child_main(struct peer *p, struct am_config cfg)
+ * report order/checksum errors and requests seen.  ifc: an interface the
+ * parent made before it forked, or NULL for a fresh one. */
+static void child_main(struct peer *p, struct am_config cfg, am_interface_t *ifc)
 {
-    am_interface_t *ifc;
     alarm(120);
-    if (am_init(transport, &cfg, &ifc) < 0)
+    if (!ifc && am_init(transport, &cfg, &ifc) < 0)
         _exit(2);
     place_cap = am_max_payload(ifc);
     place_buf = malloc(place_cap);
@@ -229,14 +229,21 @@ static void child_main(struct peer *p, struct am_config cfg)
     _exit(0);
 }
 
-static am_interface_t *start_pair(struct peer *p, struct am_config cfg)
+/* inherit: the child serves with an interface made before the fork (as
+ * examples/ambench does), the parent drops its copy and makes its own. */
+static am_interface_t *start_pair_as(struct peer *p, struct am_config cfg, int inherit)
 {
+    am_interface_t *made = NULL;
+    if (inherit)
+        ck_assert_int_eq(am_init(transport, &cfg, &made), AM_OK);
     ck_assert_int_eq(pipe(p->to), 0);
     ck_assert_int_eq(pipe(p->from), 0);
     p->pid = fork();
     ck_assert_int_ge(p->pid, 0);
     if (p->pid == 0)
-        child_main(p, cfg);
+        child_main(p, cfg, made);
+    if (made)
+        am_shutdown(made);
     am_interface_t *ifc;
     ck_assert_int_eq(am_init(transport, &cfg, &ifc), AM_OK);
     char addr[AM_ADDR_MAX];
@@ -264,6 +271,11 @@ static am_interface_t *start_pair(struct peer *p, struct am_config cfg)
     }
     ck_assert_str_eq(am_task_address(ifc, 2), addr);
     return ifc;
+}
+
+static am_interface_t *start_pair(struct peer *p, struct am_config cfg)
+{
+    return start_pair_as(p, cfg, 0);
 }
 
 static void stop_pair(struct peer *p, uint64_t res[NRES])
@@ -538,6 +550,57 @@ START_TEST(echo_both_ways)
 }
 END_TEST
 
+/* Big echoes with a peer that forked after am_init and serves with the
+ * parent's interface: whoever made a listener is not always who accepts on
+ * it.  Over shm the replies are big enough to go by descriptor (or through
+ * the ring with LIBAM_SHM_NO_CMA), which must read the acceptor's memory,
+ * not the connector's own (ambench's 512 KiB ping-pong died here). */
+START_TEST(echo_big_peer_forked_after_init)
+{
+    struct peer p;
+    am_interface_t *ifc = start_pair_as(&p, small_cfg(), 1);
+    size_t max = am_max_payload(ifc);
+    if (shm)   /* above its inline limit and half a ring: by descriptor */
+        ck_assert_uint_ge(max, 65536);
+    unsigned char *buf = malloc(max);
+    ck_assert_ptr_nonnull(buf);
+    srand(23);
+    for (size_t j = 0; j < max; j++)
+        buf[j] = (unsigned char)rand();
+    echoed = echo_errors = 0;
+    const uint32_t n = 40;
+    for (uint32_t i = 0; i < n; i++) {   /* streamed: replies meet requests */
+        size_t len = i % 2 ? max : max / 2 + (size_t)rand() % (max / 2 - 7);
+        uint32_t w[2] = { i, test_sum32(buf + 8, len - 8) };
+        memcpy(buf, w, 8);
+        int rc = am_request(ifc, 2, h_echo, buf, len);
+        ck_assert_msg(rc == AM_OK, "request %u: %s", i, am_strerror(rc));
+    }
+    for (int k = 0; k < 3000 && am_outstanding(ifc); k++)
+        am_wait(ifc, 10);
+    ck_assert_uint_eq(am_outstanding(ifc), 0);
+    ck_assert_uint_eq(echoed, n);
+    for (uint32_t i = 0; i < 20; i++) {   /* ping-pong of the largest size */
+        uint32_t w[2] = { n + i, test_sum32(buf + 8, max - 8) };
+        memcpy(buf, w, 8);
+        ck_assert_int_eq(am_request(ifc, 2, h_echo, buf, max), AM_OK);
+        for (int k = 0; k < 3000 && echoed < n + i + 1; k++)
+            am_wait(ifc, 10);
+    }
+    ck_assert_uint_eq(echoed, n + 20);
+    ck_assert_uint_eq(echo_errors, 0);
+    struct am_stats st;
+    am_interface_stats(ifc, &st);
+    ck_assert_uint_eq(st.drops, 0);
+    uint64_t res[NRES];
+    stop_pair(&p, res);
+    ck_assert_uint_eq(res[0] + res[1], 0);
+    ck_assert_uint_eq(res[2], n + 20);
+    free(buf);
+    am_shutdown(ifc);
+}
+END_TEST
+
 static int dead_calls;
 static void on_dead(am_interface_t *ifc, int32_t tid, void *arg) { dead_calls++; }
 
@@ -760,6 +823,7 @@ int main(int argc, char **argv)
     if (!reliable)
         tcase_add_test(tc, placement_with_loss_knob);
     tcase_add_test(tc, echo_both_ways);
+    tcase_add_test(tc, echo_big_peer_forked_after_init);
     tcase_add_test(tc, peer_death_reported);
     tcase_add_test(tc, peer_killed_mid_stream);
     tcase_add_test(tc, garbage_survived);
