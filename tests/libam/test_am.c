@@ -505,37 +505,51 @@ START_TEST(placement_with_loss_knob)
 }
 END_TEST
 
+/* Echo tests: max random bytes (seeded), echo counters reset. */
+static unsigned char *echo_start(size_t max, unsigned seed)
+{
+    unsigned char *buf = malloc(max);
+    ck_assert_ptr_nonnull(buf);
+    srand(seed);
+    for (size_t j = 0; j < max; j++)
+        buf[j] = (unsigned char)rand();
+    echoed = echo_errors = 0;
+    return buf;
+}
+
+/* One echo request of len bytes, stamped with seq and its checksum. */
+static void echo_send(am_interface_t *ifc, unsigned char *buf, uint32_t seq, size_t len)
+{
+    uint32_t w[2] = { seq, test_sum32(buf + 8, len - 8) };
+    memcpy(buf, w, 8);
+    int rc = am_request(ifc, 2, h_echo, buf, len);
+    ck_assert_msg(rc == AM_OK, "request %u: %s", seq, am_strerror(rc));
+}
+
+/* Bounded: every request answered, n echoes back so far. */
+static void echo_drain(am_interface_t *ifc, uint32_t n)
+{
+    for (int k = 0; k < 3000 && am_outstanding(ifc); k++)
+        am_wait(ifc, 10);
+    ck_assert_uint_eq(am_outstanding(ifc), 0);
+    ck_assert_uint_eq(echoed, n);
+}
+
 START_TEST(echo_both_ways)
 {
     struct peer p;
     am_interface_t *ifc = start_pair(&p, small_cfg());
     size_t max = am_max_payload(ifc);
-    unsigned char *buf = malloc(max);
-    ck_assert_ptr_nonnull(buf);
-    srand(17);
-    for (size_t j = 0; j < max; j++)
-        buf[j] = (unsigned char)rand();
-    echoed = echo_errors = 0;
+    unsigned char *buf = echo_start(max, 17);
     const uint32_t n = 400;
-    for (uint32_t i = 0; i < n; i++) {
-        size_t len = 8 + (size_t)rand() % (max - 7);
-        uint32_t w[2] = { i, test_sum32(buf + 8, len - 8) };
-        memcpy(buf, w, 8);
-        int rc = am_request(ifc, 2, h_echo, buf, len);
-        ck_assert_msg(rc == AM_OK, "request %u: %s", i, am_strerror(rc));
-    }
-    for (int k = 0; k < 3000 && am_outstanding(ifc); k++)
-        am_wait(ifc, 10);
-    ck_assert_uint_eq(am_outstanding(ifc), 0);
-    ck_assert_uint_eq(echoed, n);
+    for (uint32_t i = 0; i < n; i++)
+        echo_send(ifc, buf, i, 8 + (size_t)rand() % (max - 7));
+    echo_drain(ifc, n);
     /* then ping-pong: the next request may arrive while the echo of the
      * previous one still waits to be copied */
     const uint32_t m = 3000;
     for (uint32_t i = 0; i < m; i++) {
-        size_t len = 8 + (size_t)rand() % (max < 65536 ? max - 7 : 65536);
-        uint32_t w[2] = { n + i, test_sum32(buf + 8, len - 8) };
-        memcpy(buf, w, 8);
-        ck_assert_int_eq(am_request(ifc, 2, h_echo, buf, len), AM_OK);
+        echo_send(ifc, buf, n + i, 8 + (size_t)rand() % (max < 65536 ? max - 7 : 65536));
         for (int k = 0; k < 3000 && echoed < n + i + 1; k++)
             am_wait(ifc, 10);
     }
@@ -562,28 +576,13 @@ START_TEST(echo_big_peer_forked_after_init)
     size_t max = am_max_payload(ifc);
     if (shm)   /* above its inline limit and half a ring: by descriptor */
         ck_assert_uint_ge(max, 65536);
-    unsigned char *buf = malloc(max);
-    ck_assert_ptr_nonnull(buf);
-    srand(23);
-    for (size_t j = 0; j < max; j++)
-        buf[j] = (unsigned char)rand();
-    echoed = echo_errors = 0;
+    unsigned char *buf = echo_start(max, 23);
     const uint32_t n = 40;
-    for (uint32_t i = 0; i < n; i++) {   /* streamed: replies meet requests */
-        size_t len = i % 2 ? max : max / 2 + (size_t)rand() % (max / 2 - 7);
-        uint32_t w[2] = { i, test_sum32(buf + 8, len - 8) };
-        memcpy(buf, w, 8);
-        int rc = am_request(ifc, 2, h_echo, buf, len);
-        ck_assert_msg(rc == AM_OK, "request %u: %s", i, am_strerror(rc));
-    }
-    for (int k = 0; k < 3000 && am_outstanding(ifc); k++)
-        am_wait(ifc, 10);
-    ck_assert_uint_eq(am_outstanding(ifc), 0);
-    ck_assert_uint_eq(echoed, n);
+    for (uint32_t i = 0; i < n; i++)   /* streamed: replies meet requests */
+        echo_send(ifc, buf, i, i % 2 ? max : max / 2 + (size_t)rand() % (max / 2 - 7));
+    echo_drain(ifc, n);
     for (uint32_t i = 0; i < 20; i++) {   /* ping-pong of the largest size */
-        uint32_t w[2] = { n + i, test_sum32(buf + 8, max - 8) };
-        memcpy(buf, w, 8);
-        ck_assert_int_eq(am_request(ifc, 2, h_echo, buf, max), AM_OK);
+        echo_send(ifc, buf, n + i, max);
         for (int k = 0; k < 3000 && echoed < n + i + 1; k++)
             am_wait(ifc, 10);
     }
