@@ -221,9 +221,13 @@ int amx_input(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, c
 /* ...one whose payload after the head (h->len bytes at p) went to a placer. */
 int amx_input_placed(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, char *p,
                      size_t placed);
-/* Would this request be handed to its handler now (reliable order, our
- * secret)?  A placer may be asked only then. */
-int amx_deliverable(const am_interface_t *ifc, const am_endpoint_t *ep, const struct amx_hdr *h);
+/* Offer the AM h, whose first `have` payload bytes are at p, to its
+ * handler's placer: only a big request that would be handed to its
+ * handler now (next in order, our secret), with the placer's head among
+ * those bytes.  Returns where the payload after the head goes, with *hl
+ * the head's length, or NULL: receive it the ordinary way. */
+char *amx_offer_place(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h,
+                      const char *p, size_t have, size_t *hl);
 am_place_fn amx_placer(int id, size_t *head_len);   /* am_base.c; NULL if none */
 int amx_parse(const void *buf, size_t len, struct amx_hdr *h);
 void amx_pack_hdr(char *buf, const struct amx_hdr *h);

@@ -583,11 +583,18 @@ int amx_input_placed(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hd
     return n;
 }
 
-int amx_deliverable(const am_interface_t *ifc, const am_endpoint_t *ep, const struct amx_hdr *h)
+char *amx_offer_place(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h,
+                      const char *p, size_t have, size_t *hl)
 {
+    am_place_fn place = amx_placer(h->handler, hl);
     /* the next in order: on udp too, neither a duplicate nor early */
-    return !ep->dead && h->type == AMX_REQ && h->inst < ifc->cfg.depth &&
-           h->seq == ep->expect_seq && amx_key_ok(ifc, h);
+    if (!place || h->len < *hl + AM_PLACE_MIN || have < *hl || ep->dead ||
+        h->type != AMX_REQ || h->inst >= ifc->cfg.depth || h->seq != ep->expect_seq ||
+        !amx_key_ok(ifc, h))
+        return NULL;
+    /* not a request token: a placer cannot reply */
+    am_token_t tok = { .ifc = ifc, .ep = ep, .inst = h->inst, .seq = h->seq };
+    return place(&tok, p, *hl, h->len);
 }
 
 /* ---- progress -------------------------------------------------------------- */

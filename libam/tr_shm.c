@@ -901,19 +901,15 @@ static char *big_dest(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_h
                       const struct big *b, char **buf, int *placed, size_t *hl)
 {
     size_t l;
-    am_place_fn place = amx_placer(h->handler, &l);
+    char *d = amx_offer_place(ifc, ep, h, (const char *)b->head, b->head_len, &l);
     *placed = 0;
     *hl = 0;
-    if (place && h->len >= l + AM_PLACE_MIN && b->head_len >= l && amx_deliverable(ifc, ep, h)) {
-        am_token_t tok = { .ifc = ifc, .ep = ep, .inst = h->inst, .seq = h->seq };
-        char *d = place(&tok, b->head, l, h->len);
-        if (d) {
-            memcpy(d, b->head + l, b->head_len - l);
-            *placed = 1;
-            *hl = l;
-            *buf = NULL;
-            return d + (b->head_len - l);
-        }
+    if (d) {
+        memcpy(d, b->head + l, b->head_len - l);
+        *placed = 1;
+        *hl = l;
+        *buf = NULL;
+        return d + (b->head_len - l);
     }
     if (!(*buf = rx_buf(ep->tp, h->len)))
         return NULL;

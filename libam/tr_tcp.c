@@ -412,12 +412,7 @@ static int try_place(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hd
 {
     struct tcp_ep *te = ep->tp;
     size_t hl;
-    am_place_fn place = amx_placer(h->handler, &hl);
-    if (!place || h->len < hl + AM_PLACE_MIN || have < hl || !amx_deliverable(ifc, ep, h))
-        return 0;
-    /* not a request token: a placer cannot reply */
-    am_token_t tok = { .ifc = ifc, .ep = ep, .inst = h->inst, .seq = h->seq };
-    char *dst = place(&tok, p, hl, h->len);
+    char *dst = amx_offer_place(ifc, ep, h, p, have, &hl);
     if (!dst)
         return 0;
     size_t body = h->len - hl;

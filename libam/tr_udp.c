@@ -214,15 +214,10 @@ static int try_place(am_interface_t *ifc, int fd, am_endpoint_t *ep)
         return -2;
     struct amx_hdr h;
     size_t hl;
-    am_place_fn place;
+    char *dst;
     if (r < (ssize_t)sizeof head || amx_parse(head, sizeof head, &h) < 0 ||
-        h.len != (size_t)r - AMX_HDR || !(place = amx_placer(h.handler, &hl)) ||
-        h.len < hl + AM_PLACE_MIN || !amx_deliverable(ifc, ep, &h))
-        return -1;
-    /* not a request token: a placer cannot reply */
-    am_token_t tok = { .ifc = ifc, .ep = ep, .inst = h.inst, .seq = h.seq };
-    char *dst = place(&tok, head + AMX_HDR, hl, h.len);
-    if (!dst)
+        h.len != (size_t)r - AMX_HDR ||
+        !(dst = amx_offer_place(ifc, ep, &h, head + AMX_HDR, sizeof head - AMX_HDR, &hl)))
         return -1;
     struct iovec v[2] = { { head, AMX_HDR + hl }, { dst, h.len - hl } };
     struct msghdr m = { .msg_iov = v, .msg_iovlen = 2 };
@@ -253,15 +248,8 @@ static int read_sock(am_interface_t *ifc, int fd, am_endpoint_t *ep)
     for (int i = 0; i < 64; i++) {   /* bounded, so callers stay responsive */
         if (ue && ue->peek) {
             int n = try_place(ifc, fd, ep);
-            if (n > 0)
-                return n;
-            if (n == -2)
-                return 0;
-            if (n == 0) {   /* placed and handled: still a big stream */
-                if (ep->dead)
-                    return 0;
-                continue;
-            }
+            if (n != -1)   /* handled (or, 0, the link is gone), or nothing there */
+                return n > 0 ? n : 0;
         }
         struct sockaddr_in from;
         socklen_t fl = sizeof from;

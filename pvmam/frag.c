@@ -91,10 +91,7 @@ int pvmx_frag_send(struct pvmx_peer *p, struct pmsg *m)
  * message is one fragment of two pieces, without the slicer. */
 int pvmx_frag_send_bytes(struct pvmx_peer *p, int tag, int ctx, const void *buf, size_t len)
 {
-    static uint32_t raw;
-    if (!raw)
-        raw = pmsg_encword(PvmDataRaw);
-    struct first f = { tag, ctx, 0, 0, raw, len };
+    struct first f = { tag, ctx, 0, 0, pmsg_encword(PvmDataRaw), len };
     if (len <= PVMX_SMALL && HDR_FIRST + len <= am_max_payload(p->ifc)) {
         unsigned char h[HDR_FIRST];
         put_first(h, F_SOM | F_EOM, &f);
