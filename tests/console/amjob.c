@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <pvm3.h>
 
@@ -83,7 +84,11 @@ int main(int argc, char **argv)
     else if (argc == 3 && !strcmp(argv[1], "busy")) {
         printf("busy\n");
         fflush(stdout);
-        sleep((unsigned)atoi(argv[2]));
+        /* sleep() ends early on a signal (the library's SIGIO when the
+         * console's question arrives): sleep out the whole time */
+        time_t end = time(NULL) + atoi(argv[2]);
+        for (time_t now; (now = time(NULL)) < end;)
+            sleep((unsigned)(end - now));
         rc = 0;
     } else
         fprintf(stderr, "usage: amjob master NSLAVES NMSG SIZE | slave | busy SECONDS\n");
