@@ -169,6 +169,17 @@ int am_request_vdata(am_interface_t *ifc, int32_t tid, int handler,
                      const struct iovec *iov, int iovcnt);
 int am_request_vdata_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
                         const struct iovec *iov, int iovcnt);
+/* A request whose payload the caller lends: iov[1..] stay unchanged and
+ * valid until the caller's next am_reclaim(ifc, ep), so an unreliable
+ * transport (udp) keeps pointers to them for retransmission instead of a
+ * copy (iov[0], typically a header on the caller's stack, is copied).
+ * am_reclaim then copies only what is not yet acknowledged, or waits for
+ * the acknowledgement if memory is short; it returns AM_OK or a status
+ * (the endpoint is dead then).  On reliable transports both are the
+ * plain request and a no-op. */
+int am_request_lend_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
+                       const struct iovec *iov, int iovcnt);
+int am_reclaim(am_interface_t *ifc, am_endpoint_t *ep);
 /* Only inside a request handler, at most once per request. */
 int am_reply(const am_token_t *tok, int handler, const void *data, size_t len);
 int am_reply_vdata(const am_token_t *tok, int handler,

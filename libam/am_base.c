@@ -186,6 +186,7 @@ static void free_ep(am_interface_t *ifc, am_endpoint_t *ep)
     ifc->tr->ep_free(ifc, ep);
     for (unsigned i = 0; i < ifc->cfg.depth; i++) {
         free(ep->slot[i].copy);
+        free(ep->slot[i].lent);
         if (ep->rslot) {
             free(ep->rslot[i].held_pkt);
             free(ep->rslot[i].rep_pkt);

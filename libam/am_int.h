@@ -77,6 +77,11 @@ struct amx_slot {
     unsigned timeout_us;
     char *copy;             /* header + payload, unreliable only */
     size_t copy_len, copy_cap;
+    /* A lent payload (am_request_lend_ep): copy holds the header and the
+     * first piece, lent[1..] point into the caller's memory until
+     * am_reclaim; nlent = 0 when copy is the whole AM. */
+    struct iovec *lent;
+    int nlent;
 };
 
 /* Per instance on the receiving side (unreliable only). */

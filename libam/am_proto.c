@@ -85,10 +85,40 @@ static int tr_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *i
     return ifc->tr->send(ifc, ep, iov, n);
 }
 
-/* Send header + payload iovecs as one AM, with the peer's secret. */
+static size_t iov_total(const struct iovec *iov, int n)
+{
+    size_t t = 0;
+    for (int i = 0; i < n; i++)
+        t += iov[i].iov_len;
+    return t;
+}
+
+/* Room to keep an AM of len bytes (grow only: the next AM likely fits),
+ * and for a lent one the list of its pieces.  Made before the AM leaves:
+ * an AM sent but not kept could never be retransmitted. */
+static int keep_room(char **copy, size_t *copy_cap, size_t len, struct amx_slot *lend)
+{
+    if (len > *copy_cap) {
+        char *c = realloc(*copy, len);
+        if (!c)
+            return AM_ERR_NOMEM;
+        *copy = c;
+        *copy_cap = len;
+    }
+    if (lend && !lend->lent && !(lend->lent = malloc(sizeof *lend->lent * (1 + 64))))
+        return AM_ERR_NOMEM;
+    return AM_OK;
+}
+
+/* Send header + payload iovecs as one AM, with the peer's secret.  An
+ * unreliable interface keeps it for retransmission, copied after it left
+ * (hot in the cache then) into *copy; or, when lend is given and the AM
+ * is big, by reference: the AM header and the first piece (callers build
+ * that on their stack) are copied, the other pieces pointed at until
+ * am_reclaim. */
 static int send_am(am_interface_t *ifc, am_endpoint_t *ep, struct amx_hdr *h,
                    const struct iovec *iov, int n, char **copy, size_t *copy_len,
-                   size_t *copy_cap)
+                   size_t *copy_cap, struct amx_slot *lend)
 {
     struct iovec v[1 + 64];
     char hb[AMX_HDR + AMX_PACK_MAX];
@@ -119,38 +149,30 @@ static int send_am(am_interface_t *ifc, am_endpoint_t *ep, struct amx_hdr *h,
             v[0].iov_len += iov[i].iov_len;
         }
         nv = 1;
+        lend = NULL;
     } else {
         memcpy(v + 1, iov, sizeof *iov * (size_t)n);
     }
-    int rc = tr_send(ifc, ep, v, nv);
-    if (rc < 0)
+    size_t len = AMX_HDR + h->len, head = lend ? AMX_HDR + iov[0].iov_len : len;
+    int rc = copy ? keep_room(copy, copy_cap, head, lend) : AM_OK;
+    if (rc < 0 || (rc = tr_send(ifc, ep, v, nv)) < 0 || !copy)
         return rc;
-    if (copy) {   /* unreliable: keep it for retransmission (after sending) */
-        size_t len = AMX_HDR + h->len;
-        char *c = *copy;
-        if (len > *copy_cap) {   /* grow only: the next AM likely fits */
-            if (!(c = realloc(c, len)))
-                return AM_ERR_NOMEM;
-            *copy_cap = len;
-        }
-        memcpy(c, hb, v[0].iov_len);   /* a small AM is whole in hb */
-        size_t off = v[0].iov_len;
-        for (int i = nv == 1 ? n : 0; i < n; i++) {
-            memcpy(c + off, iov[i].iov_base, iov[i].iov_len);
-            off += iov[i].iov_len;
-        }
-        *copy = c;
-        *copy_len = len;
+    *copy_len = len;
+    if (lend) {
+        memcpy(*copy, hb, AMX_HDR);
+        memcpy(*copy + AMX_HDR, iov[0].iov_base, iov[0].iov_len);
+        lend->lent[0] = (struct iovec){ *copy, head };
+        memcpy(lend->lent + 1, iov + 1, sizeof *iov * (size_t)(n - 1));
+        lend->nlent = n;
+        return AM_OK;
+    }
+    memcpy(*copy, hb, v[0].iov_len);   /* a small AM is whole in hb */
+    size_t off = v[0].iov_len;
+    for (int i = nv == 1 ? n : 0; i < n; i++) {
+        memcpy(*copy + off, iov[i].iov_base, iov[i].iov_len);
+        off += iov[i].iov_len;
     }
     return AM_OK;
-}
-
-static size_t iov_total(const struct iovec *iov, int n)
-{
-    size_t t = 0;
-    for (int i = 0; i < n; i++)
-        t += iov[i].iov_len;
-    return t;
 }
 
 /* The blank reply for the request (inst, seq) and the nblank - 1 before it. */
@@ -162,8 +184,8 @@ static void send_blank(am_interface_t *ifc, am_endpoint_t *ep, uint8_t inst, uin
     am_reply(&tok, AMX_BLANK, NULL, 0);
 }
 
-int am_request_vdata_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
-                        const struct iovec *iov, int iovcnt)
+static int request(am_interface_t *ifc, am_endpoint_t *ep, int handler,
+                   const struct iovec *iov, int iovcnt, int lend)
 {
     if (!ifc || !ep || handler < 0 || handler >= AMX_BLANK || iovcnt < 0 || iovcnt > 64 ||
         (iovcnt > 0 && !iov))
@@ -221,8 +243,9 @@ int am_request_vdata_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
     }
     ep->inflight++;
     ifc->outstanding++;
+    s->nlent = 0;
     int rc = send_am(ifc, ep, &h, iov, iovcnt, ifc->reliable ? NULL : &s->copy, &s->copy_len,
-                     &s->copy_cap);
+                     &s->copy_cap, lend ? s : NULL);
     if (rc >= 0 && h.pb) {
         ep->st.replies_sent++;
         ifc->st.replies_sent++;
@@ -254,6 +277,66 @@ int am_request_vdata_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
     ifc->st.requests_sent++;
     ep->st.bytes_sent += len;
     ifc->st.bytes_sent += len;
+    return AM_OK;
+}
+
+int am_request_vdata_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
+                        const struct iovec *iov, int iovcnt)
+{
+    return request(ifc, ep, handler, iov, iovcnt, 0);
+}
+
+int am_request_lend_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
+                       const struct iovec *iov, int iovcnt)
+{
+    return request(ifc, ep, handler, iov, iovcnt, 1);
+}
+
+/* Wait until slot s (request seq) is acknowledged; when that cannot be,
+ * the endpoint is declared dead: its payload must not outlive the call. */
+static int wait_acked(am_interface_t *ifc, am_endpoint_t *ep, struct amx_slot *s)
+{
+    uint32_t seq = s->seq;
+    while (s->busy && s->seq == seq && !ep->dead) {
+        amx_wait_hook(ifc);
+        int rc = am_wait(ifc, ifc->wait_hook ? 1 : 100);
+        if (rc < 0 && rc != AM_ERR_TIMEOUT) {
+            amx_declare_dead(ifc, ep);
+            return rc;
+        }
+    }
+    return AM_OK;
+}
+
+/* Copy what retransmission still needs of the lent payloads to ep.  The
+ * first pieces are in place already (keep_lent), so the rest goes after
+ * them.  Without memory for that, wait for the acknowledgement instead. */
+int am_reclaim(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    if (!ifc || !ep)
+        return AM_ERR_INVAL;
+    for (unsigned i = 0; !ifc->reliable && ep->inflight && i < ifc->cfg.depth; i++) {
+        struct amx_slot *s = &ep->slot[i];
+        if (!s->busy || !s->nlent)
+            continue;
+        if (s->copy_len > s->copy_cap) {
+            char *c = realloc(s->copy, s->copy_len);
+            if (!c) {
+                int rc = wait_acked(ifc, ep, s);
+                if (rc < 0)
+                    return rc;
+                continue;
+            }
+            s->copy = c;
+            s->copy_cap = s->copy_len;
+        }
+        size_t off = s->lent[0].iov_len;
+        for (int k = 1; k < s->nlent; k++) {
+            memcpy(s->copy + off, s->lent[k].iov_base, s->lent[k].iov_len);
+            off += s->lent[k].iov_len;
+        }
+        s->nlent = 0;
+    }
     return AM_OK;
 }
 
@@ -299,7 +382,7 @@ int am_reply_vdata(const am_token_t *ctok, int handler, const struct iovec *iov,
                          .nblank = handler == AMX_BLANK ? tok->nblank : 0 };
     struct amx_rslot *r = ep->rslot ? &ep->rslot[tok->inst] : NULL;   /* unreliable only */
     int rc = send_am(ifc, ep, &h, iov, iovcnt, r ? &r->rep_pkt : NULL, r ? &r->rep_len : NULL,
-                     r ? &r->rep_cap : NULL);
+                     r ? &r->rep_cap : NULL, NULL);
     if (rc < 0)
         return rc;
     if (r) {
@@ -618,7 +701,8 @@ static void retransmit(am_interface_t *ifc)
             s->timeout_us *= 2;
             s->deadline_us = now + s->timeout_us;
             struct iovec v = { s->copy, s->copy_len };
-            if (tr_send(ifc, ep, &v, 1) == AM_ERR_DEAD) {   /* e.g. its port is closed */
+            if (tr_send(ifc, ep, s->nlent ? s->lent : &v, s->nlent ? s->nlent : 1) ==
+                AM_ERR_DEAD) {   /* e.g. its port is closed */
                 amx_declare_dead(ifc, ep);
                 break;
             }

@@ -69,11 +69,17 @@ static int send_frags(struct pvmx_peer *p, const struct first *f, struct pmsg_sl
             put_first(h, flags, f);
         else
             put32(h, flags);
-        int rc = am_request_vdata_ep(p->ifc, p->ep, pvmx.h_frag, iov, n);
-        if (rc < 0)
+        /* the message's bytes are ours until we return: lent, not copied */
+        int rc = am_request_lend_ep(p->ifc, p->ep, pvmx.h_frag, iov, n);
+        if (rc < 0) {
+            am_reclaim(p->ifc, p->ep);
             return send_failed(p, rc);
+        }
         first = 0;
     } while (pmsg_slice_left(sl) > 0);
+    int rc = am_reclaim(p->ifc, p->ep);
+    if (rc < 0)
+        return send_failed(p, rc);
     p->st.am_msgs_sent++;
     p->st.am_bytes_sent += f->len;
     return 0;

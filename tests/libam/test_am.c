@@ -600,6 +600,60 @@ START_TEST(echo_big_peer_forked_after_init)
 }
 END_TEST
 
+/* Lent payloads: bodies from a pool of three are scribbled over right
+ * after each am_reclaim, and on udp some AMs are dropped (the loss knob),
+ * so retransmissions come both from the lent pieces (before am_reclaim)
+ * and from the copies it made: every echo must still match its checksum. */
+START_TEST(lent_payload_survives_reuse)
+{
+    struct am_config cfg = small_cfg();
+    if (!reliable) {
+        cfg.fault_drop_ppm = 50000;
+        cfg.timeout_us = 2000;
+    }
+    struct peer p;
+    am_interface_t *ifc = start_pair(&p, cfg);
+    am_endpoint_t *ep = am_find_task(ifc, 2);
+    ck_assert_ptr_nonnull(ep);
+    size_t max = am_max_payload(ifc) - 8;
+    unsigned char *body[3];
+    for (int b = 0; b < 3; b++)
+        ck_assert_ptr_nonnull(body[b] = malloc(max));
+    echoed = echo_errors = 0;
+    srand(29);
+    const uint32_t n = 300;
+    for (uint32_t i = 0; i < n; i++) {
+        unsigned char *d = body[i % 3];
+        size_t len = 1024 + (size_t)rand() % (max - 1024);
+        for (size_t j = 0; j < len; j += 4)
+            memset(d + j, rand(), len - j < 4 ? len - j : 4);
+        uint32_t w[2] = { i, test_sum32(d, len) };
+        struct iovec iov[3] = { { w, 8 }, { d, len / 3 }, { d + len / 3, len - len / 3 } };
+        int rc = am_request_lend_ep(ifc, ep, h_echo, iov, 3);
+        ck_assert_msg(rc == AM_OK, "request %u: %s", i, am_strerror(rc));
+        if (i % 3 == 2) {
+            ck_assert_int_eq(am_reclaim(ifc, ep), AM_OK);
+            for (int b = 0; b < 3; b++)
+                memset(body[b], 0x5a, max);
+        }
+    }
+    ck_assert_int_eq(am_reclaim(ifc, ep), AM_OK);
+    for (int b = 0; b < 3; b++)
+        free(body[b]);
+    echo_drain(ifc, n);
+    ck_assert_uint_eq(echo_errors, 0);
+    struct am_stats st;
+    am_interface_stats(ifc, &st);
+    if (!reliable)
+        ck_assert_uint_gt(st.retransmits, 0);
+    uint64_t res[NRES];
+    stop_pair(&p, res);
+    ck_assert_uint_eq(res[0] + res[1], 0);
+    ck_assert_uint_eq(res[2], n);
+    am_shutdown(ifc);
+}
+END_TEST
+
 static int dead_calls;
 static void on_dead(am_interface_t *ifc, int32_t tid, void *arg) { dead_calls++; }
 
@@ -823,6 +877,7 @@ int main(int argc, char **argv)
         tcase_add_test(tc, placement_with_loss_knob);
     tcase_add_test(tc, echo_both_ways);
     tcase_add_test(tc, echo_big_peer_forked_after_init);
+    tcase_add_test(tc, lent_payload_survives_reuse);
     tcase_add_test(tc, peer_death_reported);
     tcase_add_test(tc, peer_killed_mid_stream);
     tcase_add_test(tc, garbage_survived);
