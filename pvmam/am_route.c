@@ -136,8 +136,10 @@ static void on_dead(am_interface_t *ifc, int32_t tid, void *arg)
     if (p && p->ifc == ifc) {
         p->dead = 1;
         pvmx_peer_drop_rx(p);
-        pvmx_log("t%x is dead (no answer within %u ms or connection lost)", tid,
-                  pvmx.cfg.timeout_ms);
+        /* libam cannot tell an exit from a failure (a closed tcp link
+         * looks the same): say both, not only the timeout */
+        pvmx_log("t%x: AM link lost (the task exited, or it or its host failed, or no "
+                 "answer within %u ms)", tid, pvmx.cfg.timeout_ms);
     }
 }
 
