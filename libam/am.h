@@ -173,9 +173,9 @@ int am_request_vdata_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
  * valid until the caller's next am_reclaim(ifc, ep), so an unreliable
  * transport (udp) keeps pointers to them for retransmission instead of a
  * copy (iov[0], typically a header on the caller's stack, is copied).
- * am_reclaim then copies only what is not yet acknowledged, or waits for
- * the acknowledgement if memory is short; it returns AM_OK or a status
- * (the endpoint is dead then).  On reliable transports both are the
+ * am_reclaim then copies only what is not yet acknowledged (the room for
+ * it was made when the request was sent, so it cannot fail); AM_OK, or
+ * AM_ERR_INVAL for a NULL argument.  On reliable transports both are the
  * plain request and a no-op. */
 int am_request_lend_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
                        const struct iovec *iov, int iovcnt);

@@ -95,7 +95,8 @@ static size_t iov_total(const struct iovec *iov, int n)
 
 /* Room to keep an AM of len bytes (grow only: the next AM likely fits),
  * and for a lent one the list of its pieces.  Made before the AM leaves:
- * an AM sent but not kept could never be retransmitted. */
+ * an AM sent but not kept could never be retransmitted.  A lent AM gets
+ * its whole length too, so that am_reclaim only copies. */
 static int keep_room(char **copy, size_t *copy_cap, size_t len, struct amx_slot *lend)
 {
     if (len > *copy_cap) {
@@ -153,15 +154,15 @@ static int send_am(am_interface_t *ifc, am_endpoint_t *ep, struct amx_hdr *h,
     } else {
         memcpy(v + 1, iov, sizeof *iov * (size_t)n);
     }
-    size_t len = AMX_HDR + h->len, head = lend ? AMX_HDR + iov[0].iov_len : len;
-    int rc = copy ? keep_room(copy, copy_cap, head, lend) : AM_OK;
+    size_t len = AMX_HDR + h->len;
+    int rc = copy ? keep_room(copy, copy_cap, len, lend) : AM_OK;
     if (rc < 0 || (rc = tr_send(ifc, ep, v, nv)) < 0 || !copy)
         return rc;
     *copy_len = len;
     if (lend) {
         memcpy(*copy, hb, AMX_HDR);
         memcpy(*copy + AMX_HDR, iov[0].iov_base, iov[0].iov_len);
-        lend->lent[0] = (struct iovec){ *copy, head };
+        lend->lent[0] = (struct iovec){ *copy, AMX_HDR + iov[0].iov_len };
         memcpy(lend->lent + 1, iov + 1, sizeof *iov * (size_t)(n - 1));
         lend->nlent = n;
         return AM_OK;
@@ -292,25 +293,8 @@ int am_request_lend_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
     return request(ifc, ep, handler, iov, iovcnt, 1);
 }
 
-/* Wait until slot s (request seq) is acknowledged; when that cannot be,
- * the endpoint is declared dead: its payload must not outlive the call. */
-static int wait_acked(am_interface_t *ifc, am_endpoint_t *ep, struct amx_slot *s)
-{
-    uint32_t seq = s->seq;
-    while (s->busy && s->seq == seq && !ep->dead) {
-        amx_wait_hook(ifc);
-        int rc = am_wait(ifc, ifc->wait_hook ? 1 : 100);
-        if (rc < 0 && rc != AM_ERR_TIMEOUT) {
-            amx_declare_dead(ifc, ep);
-            return rc;
-        }
-    }
-    return AM_OK;
-}
-
-/* Copy what retransmission still needs of the lent payloads to ep.  The
- * first pieces are in place already (keep_lent), so the rest goes after
- * them.  Without memory for that, wait for the acknowledgement instead. */
+/* Copy what retransmission still needs of the lent payloads to ep, after
+ * the first pieces already there (send_am made the room). */
 int am_reclaim(am_interface_t *ifc, am_endpoint_t *ep)
 {
     if (!ifc || !ep)
@@ -319,17 +303,6 @@ int am_reclaim(am_interface_t *ifc, am_endpoint_t *ep)
         struct amx_slot *s = &ep->slot[i];
         if (!s->busy || !s->nlent)
             continue;
-        if (s->copy_len > s->copy_cap) {
-            char *c = realloc(s->copy, s->copy_len);
-            if (!c) {
-                int rc = wait_acked(ifc, ep, s);
-                if (rc < 0)
-                    return rc;
-                continue;
-            }
-            s->copy = c;
-            s->copy_cap = s->copy_len;
-        }
         size_t off = s->lent[0].iov_len;
         for (int k = 1; k < s->nlent; k++) {
             memcpy(s->copy + off, s->lent[k].iov_base, s->lent[k].iov_len);
