@@ -2,7 +2,8 @@
  * am_int.h - libam internals: interfaces, endpoints, the wire header and
  * the transport ops table (thesis appendix C).
  *
- * Wire header (32 bytes, network order), in front of every AM:
+ * Wire header (32 bytes, network order; as in memory on a host_order
+ * transport such as shm, see struct am_transport_ops), in front of every AM:
  *   u32 len      payload bytes that follow
  *   u32 seq      per-endpoint request number (a reply echoes it)
  *   u8  type     AMX_REQ, AMX_REP or AMX_HELLO (tcp connect)
@@ -68,6 +69,7 @@ struct amx_hdr {
     uint8_t flags;           /* AMX_F_ACKNOW */
     uint64_t key;            /* the receiver's secret */
 };
+_Static_assert(sizeof(struct amx_hdr) == AMX_HDR, "a host-order header is the struct itself");
 
 /* A request instance on the sending side. */
 struct amx_slot {
@@ -175,6 +177,11 @@ struct am_interface {
 struct am_transport_ops {
     const char *name;              /* = NAME of tr_NAME.c */
     int reliable;                  /* delivers every AM once, in order */
+    /* The AM header travels as struct amx_hdr is in memory, unswapped and
+     * without the magic (amx_put_hdr): only for a transport whose peers
+     * share this host's byte order and whose framing already rejects
+     * stray bytes (shm's stamped records).  The transport parses it. */
+    int host_order;
     size_t default_payload, max_payload;
     /* Open the interface: set ifc->trd and ifc->self_addr (the printable
      * address peers pass to am_connect_task/am_accept_task). */
@@ -236,6 +243,8 @@ char *amx_offer_place(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_h
 am_place_fn amx_placer(int id, size_t *head_len);   /* am_base.c; NULL if none */
 int amx_parse(const void *buf, size_t len, struct amx_hdr *h);
 void amx_pack_hdr(char *buf, const struct amx_hdr *h);
+/* The header in the interface's transport's format (host_order or not). */
+void amx_put_hdr(const am_interface_t *ifc, char *buf, const struct amx_hdr *h);
 void amx_declare_dead(am_interface_t *ifc, am_endpoint_t *ep);
 /* A waiting call's turn for the caller's other work (am_set_wait_hook). */
 void amx_wait_hook(am_interface_t *ifc);

@@ -30,6 +30,14 @@ void amx_pack_hdr(char *b, const struct amx_hdr *h)
     memcpy(b, w, AMX_HDR);
 }
 
+void amx_put_hdr(const am_interface_t *ifc, char *b, const struct amx_hdr *h)
+{
+    if (ifc->tr->host_order)
+        memcpy(b, h, AMX_HDR);
+    else
+        amx_pack_hdr(b, h);
+}
+
 int amx_parse(const void *buf, size_t len, struct amx_hdr *h)
 {
     uint32_t w[8];
@@ -131,7 +139,7 @@ static int send_am(am_interface_t *ifc, am_endpoint_t *ep, struct amx_hdr *h,
         size_t total = AMX_HDR + h->len;
         char *at = ifc->tr->put_begin(ifc, ep, total);
         if (at) {
-            amx_pack_hdr(at, h);
+            amx_put_hdr(ifc, at, h);
             char *d = at + AMX_HDR;
             for (int i = 0; i < n; i++) {
                 memcpy(d, iov[i].iov_base, iov[i].iov_len);
@@ -140,7 +148,7 @@ static int send_am(am_interface_t *ifc, am_endpoint_t *ep, struct amx_hdr *h,
             return ifc->tr->put_commit(ifc, ep, at, total);
         }
     }
-    amx_pack_hdr(hb, h);
+    amx_put_hdr(ifc, hb, h);
     v[0].iov_base = hb;
     v[0].iov_len = AMX_HDR;
     int nv = n + 1;

@@ -17,6 +17,7 @@ libam_la_SOURCES = libam/am.h libam/am_int.h libam/am_base.c libam/am_proto.c li
 	libam/am_net.h libam/am_net.c libam/tr_shm.h $(LIBAM_TRANSPORTS)
 nodist_libam_la_SOURCES = libam/tr_table.c
 # libam.so exports the API of libam/am.h (am_*) and nothing else.
+libam_la_CFLAGS = $(AM_CFLAGS) $(LIB_CFLAGS)
 libam_la_LDFLAGS = -version-info 0:0:0 -Wl,--version-script=$(srcdir)/libam/libam.map
 EXTRA_libam_la_DEPENDENCIES = libam/libam.map
 EXTRA_DIST += libam/libam.map

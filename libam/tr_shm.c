@@ -19,7 +19,8 @@
  * says it too, for a peer whose socket a forked child still holds.
  *
  * Records in a ring start on cache lines and are contiguous (a PAD record skips
- * the ring's end).  A small AM (header + payload, up to INLINE_MAX) is
+ * the ring's end).  AM headers in them are in host order (am_int.h,
+ * host_order): both ends are on this host, so nothing is swapped.  A small AM (header + payload, up to INLINE_MAX) is
  * copied in and handled in place, and so is a medium one (up to half
  * of the ring) when the ring has room for it now.  A bigger one is a descriptor of the
  * sender's memory which the receiver copies with process_vm_readv straight
@@ -943,10 +944,14 @@ static int cma_read(pid_t pid, char *dst, size_t len, struct span *sp, unsigned 
     return 0;
 }
 
+/* The header as the peer's am_proto.c wrote it (host_order: no swapping,
+ * no magic); copied out of the ring first, then checked like amx_parse. */
 static int parse_am(am_interface_t *ifc, const char *body, struct amx_hdr *h)
 {
-    return amx_parse(body, AMX_HDR, h) < 0 || h->type == AMX_HELLO ||
-           h->len > ifc->cfg.max_payload ? -1 : 0;
+    memcpy(h, body, sizeof *h);
+    h->flags &= AMX_F_ACKNOW;
+    h->pb = h->pb != 0;
+    return (h->type != AMX_REQ && h->type != AMX_REP) || h->len > ifc->cfg.max_payload ? -1 : 0;
 }
 
 static int on_am(am_interface_t *ifc, am_endpoint_t *ep, char *body, uint32_t size)
@@ -1490,7 +1495,12 @@ static char *shm_put_begin(am_interface_t *ifc, am_endpoint_t *ep, size_t len)
 
 static int shm_put_commit(am_interface_t *ifc, am_endpoint_t *ep, char *at, size_t len)
 {
+    struct shm_ep *e = ep->tp;
     commit(ifc, ep, at - sizeof(struct rec), REC_AM, len);
+    if (!e->outq && !ep->dead) {   /* the usual case, without the call */
+        e->sending = 0;
+        return AM_OK;
+    }
     return send_done(ifc, ep, AM_OK);
 }
 
@@ -1504,6 +1514,7 @@ static void shm_placement_discard(am_endpoint_t *ep)
 const struct am_transport_ops amx_tr_shm = {
     .name = "shm",
     .reliable = 1,
+    .host_order = 1,
     .default_payload = 1u << 20,
     .max_payload = 64u << 20,
     .init = shm_init,

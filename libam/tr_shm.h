@@ -15,8 +15,8 @@
 #define SHM_SOCK_PREFIX "pvmam-"   /* abstract AF_UNIX name: this + the address */
 #define LINE 128   /* two 64-byte lines: the adjacent-line prefetcher fetches pairs */
 #define SEG_MAGIC 0x414d5348u   /* "AMSH" */
-#define SEG_VERSION 4   /* 2: the hello carries the secret; 3: stamped records;
-                           4: ring 0 in the header's page */
+#define SEG_VERSION 5   /* 2: the hello carries the secret; 3: stamped records;
+                           4: ring 0 in the header's page; 5: host-order AM headers */
 #define RING_MIN ((uint64_t)64 << 10)
 #define RING_MAX ((uint64_t)64 << 20)
 /* Payloads up to this are copied through the ring; bigger ones go by

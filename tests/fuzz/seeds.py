@@ -20,11 +20,16 @@ WRONG = 0x0123456789ABCDEE
 REQ, REP, HELLO, BLANK = 1, 2, 3, 0xFFFF
 
 
-def am(kind, payload=b"", seq=0, inst=0, handler=0, pb=None, key=KEY):
+def am(kind, payload=b"", seq=0, inst=0, handler=0, pb=None, key=KEY, host=False):
+    """An AM: network order with the magic, or (host: shm) struct amx_hdr as
+    it is in memory on this little-endian host (libam/am_int.h, host_order)."""
     pb_seq, pb_word = 0, 0
     if pb is not None:
         pb_word = 0x100 | pb[0]
         pb_seq = pb[1]
+    if host:
+        return struct.pack("<IIBBHBBxxIBBxxQ", len(payload), seq, kind, inst, handler,
+                           pb is not None, pb_word & 0xFF, pb_seq, 0, 0, key) + payload
     hdr = struct.pack(">IIIIIIQ", len(payload), seq, kind << 24 | inst << 16 | handler,
                       MAGIC, pb_seq, pb_word, key)
     return hdr + payload
@@ -60,7 +65,7 @@ def ctrl(tag, src, body=b"", flags=0):
 # fuzz_am_shm (tests/fuzz/fuzz_am_shm.c), libam/tr_shm.h; native (little endian) words
 RING = 64 << 10               # RING_MIN: the ring the target offers
 SEG_SIZE = 4096 + 2 * RING    # DATA_OFF + 2 rings
-SEG_MAGIC, SEG_VERSION = 0x414D5348, 3
+SEG_MAGIC, SEG_VERSION = 0x414D5348, 5
 REC_AM, REC_BIG, REC_CHUNK, REC_PAD = 1, 2, 3, 4
 BIG_CMA, BIG_STREAM = 1, 2
 SHM_SRC = 0x2A0000000000         # the target's source buffer for BIG_CMA spans
@@ -106,15 +111,15 @@ def shm_hello(key=KEY, addr=b"", ring=RING, seg=SEG_SIZE, magic=SEG_MAGIC):
 
 
 def shm_seeds(seeds):
-    req = am(REQ, b"\x01abcd")
-    req2 = am(REQ, b"\x00xy", seq=1, inst=1)
+    req = am(REQ, b"\x01abcd", host=True)
+    req2 = am(REQ, b"\x00xy", seq=1, inst=1, host=True)
     seeds["fuzz_am_shm/req"] = Ring().rec(REC_AM, req).out
     seeds["fuzz_am_shm/two_one_poll"] = Ring().rec(REC_AM, req, False).rec(REC_AM, req2).out
-    seeds["fuzz_am_shm/reply_blank"] = Ring().rec(REC_AM, am(REP, handler=BLANK)).out
-    seeds["fuzz_am_shm/wrong_key"] = Ring().rec(REC_AM, am(REQ, b"\x01abcd", key=WRONG)).rec(REC_AM, req).out
+    seeds["fuzz_am_shm/reply_blank"] = Ring().rec(REC_AM, am(REP, handler=BLANK, host=True)).out
+    seeds["fuzz_am_shm/wrong_key"] = Ring().rec(REC_AM, am(REQ, b"\x01abcd", key=WRONG, host=True)).rec(REC_AM, req).out
     w = Ring(start=8190)
     for i in range(6):
-        w.rec(REC_AM, am(REQ, b"\x01wrap", seq=i, inst=i % 8))
+        w.rec(REC_AM, am(REQ, b"\x01wrap", seq=i, inst=i % 8, host=True))
     seeds["fuzz_am_shm/wrap"] = w.out
     seeds["fuzz_am_shm/straddle"] = Ring(start=8190).piece(struct.pack("<II", REC_AM, len(req)) + req).out
     seeds["fuzz_am_shm/pad_only"] = Ring(start=4).rec(REC_PAD, b"\0" * 64).rec(REC_AM, req).out
@@ -148,8 +153,8 @@ def shm_seeds(seeds):
 
 
 def hdr(kind, length, handler=0, seq=0, inst=0):
-    """An AM header announcing length payload bytes (which follow elsewhere)."""
-    return am(kind, b"\0" * length, seq=seq, inst=inst, handler=handler)[:32]
+    """An shm AM header announcing length payload bytes (which follow elsewhere)."""
+    return am(kind, b"\0" * length, seq=seq, inst=inst, handler=handler, host=True)[:32]
 
 
 def main():
