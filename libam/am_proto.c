@@ -119,6 +119,51 @@ static int keep_room(char **copy, size_t *copy_cap, size_t len, struct amx_slot 
     return AM_OK;
 }
 
+/* memcpy for the few bytes of a small AM without a library call (most
+ * are a fragment header and a few words): whole words, the last one
+ * overlapping the one before; never reads outside src. */
+static inline void copy_small(char *d, const char *src, size_t n)
+{
+    uint64_t w;
+    if (n < 8) {
+        while (n--)
+            *d++ = *src++;
+        return;
+    }
+    for (size_t i = 0; i + 8 < n; i += 8) {
+        memcpy(&w, src + i, 8);
+        memcpy(d + i, &w, 8);
+    }
+    memcpy(&w, src + n - 8, 8);
+    memcpy(d + n - 8, &w, 8);
+}
+
+/* A small AM on a reliable transport that lends room in its own memory
+ * (put_begin): written once, in place.  1: no room now, use send_am. */
+static inline int put_small(am_interface_t *ifc, am_endpoint_t *ep, struct amx_hdr *h,
+                            const struct iovec *iov, int n, int *rc)
+{
+    size_t total = AMX_HDR + h->len;
+    char *at = ifc->tr->put_begin(ifc, ep, total);
+    if (!at)
+        return 1;
+    h->key = ep->key;
+    amx_put_hdr(ifc, at, h);
+    char *d = at + AMX_HDR;
+    for (int i = 0; i < n; i++) {
+        copy_small(d, iov[i].iov_base, iov[i].iov_len);
+        d += iov[i].iov_len;
+    }
+    *rc = ifc->tr->put_commit(ifc, ep, at, total);
+    return 0;
+}
+
+/* May this AM take put_small?  (The loss knob is only on unreliable ones.) */
+static inline int puts_small(const am_interface_t *ifc, size_t len)
+{
+    return ifc->reliable && len <= AMX_PACK_MAX && ifc->tr->put_begin;
+}
+
 /* Send header + payload iovecs as one AM, with the peer's secret.  An
  * unreliable interface keeps it for retransmission, copied after it left
  * (hot in the cache then) into *copy; or, when lend is given and the AM
@@ -134,20 +179,6 @@ static int send_am(am_interface_t *ifc, am_endpoint_t *ep, struct amx_hdr *h,
     if (n > 64)
         return AM_ERR_INVAL;
     h->key = ep->key;
-    /* small, reliable, nothing to keep: written once, in place */
-    if (h->len <= AMX_PACK_MAX && !copy && ifc->tr->put_begin && !ifc->cfg.fault_drop_ppm) {
-        size_t total = AMX_HDR + h->len;
-        char *at = ifc->tr->put_begin(ifc, ep, total);
-        if (at) {
-            amx_put_hdr(ifc, at, h);
-            char *d = at + AMX_HDR;
-            for (int i = 0; i < n; i++) {
-                memcpy(d, iov[i].iov_base, iov[i].iov_len);
-                d += iov[i].iov_len;
-            }
-            return ifc->tr->put_commit(ifc, ep, at, total);
-        }
-    }
     amx_put_hdr(ifc, hb, h);
     v[0].iov_base = hb;
     v[0].iov_len = AMX_HDR;
@@ -253,7 +284,9 @@ static int request(am_interface_t *ifc, am_endpoint_t *ep, int handler,
     ep->inflight++;
     ifc->outstanding++;
     s->nlent = 0;
-    int rc = send_am(ifc, ep, &h, iov, iovcnt, ifc->reliable ? NULL : &s->copy, &s->copy_len,
+    int rc;
+    if (!puts_small(ifc, len) || put_small(ifc, ep, &h, iov, iovcnt, &rc))
+        rc = send_am(ifc, ep, &h, iov, iovcnt, ifc->reliable ? NULL : &s->copy, &s->copy_len,
                      &s->copy_cap, lend ? s : NULL);
     if (rc >= 0 && h.pb) {
         ep->st.replies_sent++;
@@ -362,7 +395,9 @@ int am_reply_vdata(const am_token_t *ctok, int handler, const struct iovec *iov,
                          .inst = tok->inst, .handler = (uint16_t)handler,
                          .nblank = handler == AMX_BLANK ? tok->nblank : 0 };
     struct amx_rslot *r = ep->rslot ? &ep->rslot[tok->inst] : NULL;   /* unreliable only */
-    int rc = send_am(ifc, ep, &h, iov, iovcnt, r ? &r->rep_pkt : NULL, r ? &r->rep_len : NULL,
+    int rc;
+    if (!puts_small(ifc, len) || put_small(ifc, ep, &h, iov, iovcnt, &rc))
+        rc = send_am(ifc, ep, &h, iov, iovcnt, r ? &r->rep_pkt : NULL, r ? &r->rep_len : NULL,
                      r ? &r->rep_cap : NULL, NULL);
     if (rc < 0)
         return rc;
