@@ -1448,9 +1448,8 @@ static int queue_out(struct shm_ep *e, const struct iovec *iov, int n)
     return AM_OK;
 }
 
-/* The end of a send (rc its result so far): what handlers queued while it
- * waited goes now, in order. */
-static int send_done(am_interface_t *ifc, am_endpoint_t *ep, int rc)
+/* What handlers queued while a send waited goes now, in order. */
+static int send_queued(am_interface_t *ifc, am_endpoint_t *ep, int rc)
 {
     struct shm_ep *e = ep->tp;
     while (rc == AM_OK && e->outq && !ep->dead) {
@@ -1461,6 +1460,16 @@ static int send_done(am_interface_t *ifc, am_endpoint_t *ep, int rc)
         rc = send_one(ifc, ep, &v, 1);
         free(b);
     }
+    return rc;
+}
+
+/* The end of a send (rc its result so far).  Inline: on every small AM,
+ * and the queue is almost always empty. */
+static inline int send_done(am_interface_t *ifc, am_endpoint_t *ep, int rc)
+{
+    struct shm_ep *e = ep->tp;
+    if (e->outq)
+        rc = send_queued(ifc, ep, rc);
     e->sending = 0;
     return ep->dead ? AM_ERR_DEAD : rc;
 }
@@ -1495,12 +1504,7 @@ static char *shm_put_begin(am_interface_t *ifc, am_endpoint_t *ep, size_t len)
 
 static int shm_put_commit(am_interface_t *ifc, am_endpoint_t *ep, char *at, size_t len)
 {
-    struct shm_ep *e = ep->tp;
     commit(ifc, ep, at - sizeof(struct rec), REC_AM, len);
-    if (!e->outq && !ep->dead) {   /* the usual case, without the call */
-        e->sending = 0;
-        return AM_OK;
-    }
     return send_done(ifc, ep, AM_OK);
 }
 
