@@ -54,6 +54,7 @@
 #define AMX_F_ACKNOW 0x2   /* header flag: pay owed blank replies once handled */
 #define AMX_MAX_DEPTH 64
 #define AMX_PACK_MAX 256   /* payloads up to this go out copied behind the header */
+#define AMX_PUT_LATER 1    /* put_small: use send instead (struct am_transport_ops) */
 #define AMX_ADDRLEN 64     /* a transport's printable address, NUL included */
 #define AMX_KEYSEP "#"     /* between it and the secret in a capability (am_auth.c) */
 #define AMX_CAPLEN (AMX_ADDRLEN + 17)   /* + "#" and 16 hex digits */
@@ -206,13 +207,34 @@ struct am_transport_ops {
     void (*close_ep)(am_interface_t *ifc, am_endpoint_t *ep);
     /* Optional, for transports that call placers: am_placement_discard. */
     void (*placement_discard)(am_endpoint_t *ep);
-    /* Optional, both or neither: room for one whole small AM (len bytes,
-     * at most AMX_HDR + AMX_PACK_MAX) in the transport's own memory, which
-     * the caller fills and publishes with put_commit; saves staging it.
-     * NULL from put_begin: use send instead (it may be queued, or dead). */
-    char *(*put_begin)(am_interface_t *ifc, am_endpoint_t *ep, size_t len);
-    int (*put_commit)(am_interface_t *ifc, am_endpoint_t *ep, char *at, size_t len);
+    /* Optional, host_order transports only: one whole small AM (header h,
+     * with the key set, and payload pieces of h->len <= AMX_PACK_MAX bytes
+     * in all) written straight into the transport's own memory, in one
+     * call: saves staging it and the generic send.  Returns AM_OK, an
+     * error, or AMX_PUT_LATER: not now (no room without waiting, a send
+     * under way, or dead): use send instead, which queues or reports. */
+    int (*put_small)(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h,
+                     const struct iovec *iov, int n);
 };
+
+/* memcpy for the few bytes of a small AM without a library call (most
+ * are a fragment header and a few words): whole words, the last one
+ * overlapping the one before; never reads outside src. */
+static inline void amx_copy_small(char *d, const char *src, size_t n)
+{
+    uint64_t w;
+    if (n < 8) {
+        while (n--)
+            *d++ = *src++;
+        return;
+    }
+    for (size_t i = 0; i + 8 < n; i += 8) {
+        __builtin_memcpy(&w, src + i, 8);
+        __builtin_memcpy(d + i, &w, 8);
+    }
+    __builtin_memcpy(&w, src + n - 8, 8);
+    __builtin_memcpy(d + n - 8, &w, 8);
+}
 
 /* Generated from LIBAM_TRANSPORTS (libam/local.mk): NULL-terminated. */
 extern const struct am_transport_ops *const amx_transport_table[];

@@ -119,49 +119,23 @@ static int keep_room(char **copy, size_t *copy_cap, size_t len, struct amx_slot 
     return AM_OK;
 }
 
-/* memcpy for the few bytes of a small AM without a library call (most
- * are a fragment header and a few words): whole words, the last one
- * overlapping the one before; never reads outside src. */
-static inline void copy_small(char *d, const char *src, size_t n)
-{
-    uint64_t w;
-    if (n < 8) {
-        while (n--)
-            *d++ = *src++;
-        return;
-    }
-    for (size_t i = 0; i + 8 < n; i += 8) {
-        memcpy(&w, src + i, 8);
-        memcpy(d + i, &w, 8);
-    }
-    memcpy(&w, src + n - 8, 8);
-    memcpy(d + n - 8, &w, 8);
-}
-
-/* A small AM on a reliable transport that lends room in its own memory
- * (put_begin): written once, in place.  1: no room now, use send_am. */
+/* A small AM on a reliable transport that writes it in place itself
+ * (put_small): no staging, no generic send.  1: not now, use send_am. */
 static inline int put_small(am_interface_t *ifc, am_endpoint_t *ep, struct amx_hdr *h,
                             const struct iovec *iov, int n, int *rc)
 {
-    size_t total = AMX_HDR + h->len;
-    char *at = ifc->tr->put_begin(ifc, ep, total);
-    if (!at)
-        return 1;
     h->key = ep->key;
-    amx_put_hdr(ifc, at, h);
-    char *d = at + AMX_HDR;
-    for (int i = 0; i < n; i++) {
-        copy_small(d, iov[i].iov_base, iov[i].iov_len);
-        d += iov[i].iov_len;
-    }
-    *rc = ifc->tr->put_commit(ifc, ep, at, total);
+    int r = ifc->tr->put_small(ifc, ep, h, iov, n);
+    if (r == AMX_PUT_LATER)
+        return 1;
+    *rc = r;
     return 0;
 }
 
 /* May this AM take put_small?  (The loss knob is only on unreliable ones.) */
 static inline int puts_small(const am_interface_t *ifc, size_t len)
 {
-    return ifc->reliable && len <= AMX_PACK_MAX && ifc->tr->put_begin;
+    return ifc->reliable && len <= AMX_PACK_MAX && ifc->tr->put_small;
 }
 
 /* Send header + payload iovecs as one AM, with the peer's secret.  An

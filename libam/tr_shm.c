@@ -19,10 +19,15 @@
  * says it too, for a peer whose socket a forked child still holds.
  *
  * Records in a ring start on cache lines and are contiguous (a PAD record skips
- * the ring's end).  AM headers in them are in host order (am_int.h,
- * host_order): both ends are on this host, so nothing is swapped.  A small AM (header + payload, up to INLINE_MAX) is
- * copied in and handled in place, and so is a medium one (up to half
- * of the ring) when the ring has room for it now.  A bigger one is a descriptor of the
+ * the ring's end); a ring that its reader has emptied starts over at its
+ * first line, which the writer still holds (tr_shm.h, struct rec): a
+ * ping-pong writes one line per direction, as a bare flag would.  AM
+ * headers in records are in host order (am_int.h, host_order): both ends
+ * are on this host, so nothing is swapped.  A small AM (payload up to
+ * AMX_PACK_MAX) is copied out before its handler runs, so its room goes
+ * back at once; one up to INLINE_MAX is copied in and handled in place,
+ * and so is a medium one (up to half of the ring) when the ring has room
+ * for it now.  A bigger one is a descriptor of the
  * sender's memory which the receiver copies with process_vm_readv straight
  * to where it goes (a placer's buffer), once, while the sender waits for
  * the ring's `done` count; where the kernel refuses that (ptrace rules,
@@ -136,11 +141,15 @@ struct shm_ep {
     struct ring *out, *in;
     char *out_data, *in_data;
     /* producer */
-    uint64_t head, tail_seen, big_seq;
+    uint64_t head, tail_seen, big_seq;   /* tail_seen: from tail or from acks */
+    uint64_t wbase;              /* the out ring's base (struct rec) */
     int sending;                 /* in shm_send: nested sends are queued */
     struct blob *outq, *outq_tail;
     /* consumer */
-    uint64_t rpos;               /* next record; tail is published up to it */
+    uint64_t rpos;               /* next record */
+    uint64_t rbase;              /* the in ring's base (struct rec) */
+    uint64_t released;           /* let go up to here: tail, and our records' ack */
+    int pinned;                  /* handlers running on a record in the ring */
     uint64_t rlooked;            /* rpos when we last looked for a waiting producer */
     int warm;                    /* 0: not yet; 1: asked (declined); 2: mapped whole */
     int rx_depth;                /* read_ring on the stack (handlers may nest) */
@@ -954,13 +963,37 @@ static int parse_am(am_interface_t *ifc, const char *body, struct amx_hdr *h)
     return (h->type != AMX_REQ && h->type != AMX_REP) || h->len > ifc->cfg.max_payload ? -1 : 0;
 }
 
+/* Every record before rpos is read, and none is in a running handler's
+ * hands: let go of them all (sent as the ack of our next record). */
+static inline void release(struct shm_ep *e)
+{
+    if (!e->pinned)
+        e->released = e->rpos;
+}
+
+/* A small AM's payload is copied out, so its room goes back before its
+ * handler runs (and replies: the reply's ack lets the sender start its
+ * ring over); a bigger one is handled in place, pinning the ring. */
 static int on_am(am_interface_t *ifc, am_endpoint_t *ep, char *body, uint32_t size)
 {
+    struct shm_ep *e = ep->tp;
     struct amx_hdr h;
     if (size < AMX_HDR || parse_am(ifc, body, &h) < 0 || h.len != size - AMX_HDR)
         return corrupt(ifc, ep);
     ifc->rx_read += size;
-    return amx_input(ifc, ep, &h, body + AMX_HDR);
+    if (h.len <= AMX_PACK_MAX) {
+        _Alignas(16) char p[AMX_PACK_MAX];
+        if (h.len <= 64)
+            amx_copy_small(p, body + AMX_HDR, h.len);
+        else
+            memcpy(p, body + AMX_HDR, h.len);
+        release(e);
+        return amx_input(ifc, ep, &h, p);
+    }
+    e->pinned++;
+    int n = amx_input(ifc, ep, &h, body + AMX_HDR);
+    e->pinned--;
+    return n;
 }
 
 static int on_big(am_interface_t *ifc, am_endpoint_t *ep, const char *body, uint32_t size)
@@ -1049,11 +1082,37 @@ static int on_chunk(am_interface_t *ifc, am_endpoint_t *ep, const char *body, ui
     return deliver_big(ifc, ep, &h, buf, placed, hl, head);
 }
 
-/* Has the peer published the record at rpos? */
-static int pending(const struct shm_ep *e)
+/* The record the peer published at rpos, or NULL: where rpos says, or
+ * at the first line if the peer started the ring over (struct rec). */
+static struct rec *pending(struct shm_ep *e)
 {
-    const struct rec *at = (const struct rec *)(e->in_data + (e->rpos & (e->R - 1)));
-    return LOAD_ACQ(&at->stamp) == (e->rpos ^ e->salt);
+    uint64_t want = e->rpos ^ e->salt;
+    struct rec *at = (struct rec *)(e->in_data + ((e->rpos - e->rbase) & (e->R - 1)));
+    if (LOAD_ACQ(&at->stamp) == want)
+        return at;
+    at = (struct rec *)e->in_data;
+    if (LOAD_ACQ(&at->stamp) != want)
+        return NULL;
+    e->rbase = e->rpos;
+    return at;
+}
+
+/* The peer has let go of our out ring up to a (a record's ack): room,
+ * and if it is all of it, the ring may start over.  A value outside what
+ * we wrote is ignored (only the peer's own input could suffer from it). */
+static inline void take_ack(struct shm_ep *e, uint64_t a)
+{
+    if (a - e->tail_seen <= e->head - e->tail_seen)
+        e->tail_seen = a;
+}
+
+/* Where the next record of the out ring goes: the first line again when
+ * the peer has let go of all of it (struct rec). */
+static inline uint64_t out_off(struct shm_ep *e)
+{
+    if (e->tail_seen == e->head)
+        e->wbase = e->head;
+    return (e->head - e->wbase) & (e->R - 1);
 }
 
 /* Handle what the peer published, up to RX_BATCH records; the space goes
@@ -1061,15 +1120,15 @@ static int pending(const struct shm_ep *e)
 static int read_ring(am_interface_t *ifc, am_endpoint_t *ep)
 {
     struct shm_ep *e = ep->tp;
-    if (!pending(e))
+    struct rec *at = pending(e);
+    if (!at)
         return 0;
     int handled = 0;
     e->rx_depth++;
     /* a handler's nested poll may read on: rpos is looked at anew each time */
-    for (int k = 0; k < RX_BATCH && !ep->dead && pending(e); k++) {
-        uint64_t off = e->rpos & (e->R - 1);
-        struct rec *at = (struct rec *)(e->in_data + off);
-        struct rec r = { 0, at->kind, at->size };   /* after the stamp (acquire) */
+    for (int k = 0; k < RX_BATCH && !ep->dead && (k == 0 || (at = pending(e))); k++) {
+        uint64_t off = (uint64_t)((char *)at - e->in_data);
+        struct rec r = { 0, at->kind, at->size, at->ack };   /* after the stamp (acquire) */
         uint64_t adv = REC_LEN(r.size);
         if (r.size > e->R - off - sizeof r || adv > e->R - off) {
             corrupt(ifc, ep);
@@ -1087,20 +1146,30 @@ static int read_ring(am_interface_t *ifc, am_endpoint_t *ep)
             break;
         char *body = e->in_data + off + sizeof r;
         e->rpos += adv;   /* before the handler: a nested poll goes on from here */
+        take_ack(e, r.ack);
         WARM_CHECK(ifc, ep, e, e->rpos);
         if (e->landing && r.kind != REC_CHUNK && r.kind != REC_PAD) {
             corrupt(ifc, ep);
             break;
         }
         switch (r.kind) {
-        case REC_PAD: break;
+        case REC_PAD: release(e); break;
         case REC_AM: handled += on_am(ifc, ep, body, r.size); break;
-        case REC_BIG: handled += on_big(ifc, ep, body, r.size); break;
-        case REC_CHUNK: handled += on_chunk(ifc, ep, body, r.size); break;
+        case REC_BIG:
+            e->pinned++;
+            handled += on_big(ifc, ep, body, r.size);
+            e->pinned--;
+            break;
+        case REC_CHUNK:
+            e->pinned++;
+            handled += on_chunk(ifc, ep, body, r.size);
+            e->pinned--;
+            break;
         default: corrupt(ifc, ep); break;
         }
     }
     if (--e->rx_depth == 0 && e->base) {
+        e->released = e->rpos;
         STORE_REL(&e->in->tail, e->rpos);
         /* A producer waits for room only with more than R/8 of the ring
          * in use (a record and its pad take at most 7R/8), so looking for
@@ -1224,16 +1293,17 @@ static int shm_event_fd(const am_interface_t *cifc)
 enum { W_SPACE, W_DONE };
 
 /* Has the peer made room for `need` bytes, or copied BIG `need`?
- * -1: its tail makes no sense. */
+ * -1: its tail makes no sense (past what we wrote; behind what an ack
+ * said is only late, as tail is published after a batch). */
 static int ready(struct shm_ep *e, int what, uint64_t need)
 {
     if (what == W_DONE)
         return (int64_t)(LOAD_ACQ(&e->out->done) - need) >= 0;
     uint64_t t = LOAD_ACQ(&e->out->tail);
-    if (e->head - t > e->R)
+    if ((int64_t)(t - e->head) > 0)
         return -1;
-    e->tail_seen = t;
-    return e->R - (e->head - t) >= need;
+    take_ack(e, t);   /* only forward: an ack may have told us more already */
+    return e->R - (e->head - e->tail_seen) >= need;
 }
 
 /* Wait for ready(), handling our own input meanwhile (two tasks sending
@@ -1293,7 +1363,7 @@ static char *reserve(am_interface_t *ifc, am_endpoint_t *ep, uint64_t size)
 {
     struct shm_ep *e = ep->tp;
     uint64_t need = REC_LEN(size);
-    uint64_t off = e->head & (e->R - 1), pad = e->R - off < need ? e->R - off : 0;
+    uint64_t off = out_off(e), pad = e->R - off < need ? e->R - off : 0;
     if (e->R - (e->head - e->tail_seen) < pad + need &&
         wait_out(ifc, ep, W_SPACE, pad + need) < 0)
         return NULL;
@@ -1301,6 +1371,7 @@ static char *reserve(am_interface_t *ifc, am_endpoint_t *ep, uint64_t size)
         struct rec *at = (struct rec *)(e->out_data + off);
         at->kind = REC_PAD;
         at->size = (uint32_t)(pad - sizeof *at);
+        at->ack = e->released;
         STORE_REL(&at->stamp, e->head ^ e->salt);
         e->head += pad;
         off = 0;
@@ -1308,13 +1379,15 @@ static char *reserve(am_interface_t *ifc, am_endpoint_t *ep, uint64_t size)
     return e->out_data + off;
 }
 
-/* Publish the record at at; wake the peer if it sleeps. */
-static void commit(am_interface_t *ifc, am_endpoint_t *ep, char *at, uint32_t kind, uint64_t size)
+/* Publish the record at at; wake the peer if it sleeps.  Inline: on
+ * every small AM (shm_put_small). */
+static inline void commit(am_interface_t *ifc, am_endpoint_t *ep, char *at, uint32_t kind, uint64_t size)
 {
     struct shm_ep *e = ep->tp;
     struct rec *r = (struct rec *)at;
     r->kind = kind;
     r->size = (uint32_t)size;
+    r->ack = e->released;
     STORE_REL(&r->stamp, e->head ^ e->salt);
     e->head += REC_LEN(size);
     WARM_CHECK(ifc, ep, e, e->head);
@@ -1407,7 +1480,7 @@ static int send_big(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
 static int fits_now(struct shm_ep *e, size_t total)
 {
     uint64_t need = REC_LEN(total);
-    uint64_t off = e->head & (e->R - 1), pad = e->R - off < need ? e->R - off : 0;
+    uint64_t off = out_off(e), pad = e->R - off < need ? e->R - off : 0;
     return total <= e->R / 2 && ready(e, W_SPACE, pad + need) == 1;
 }
 
@@ -1485,27 +1558,27 @@ static int shm_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
     return send_done(ifc, ep, send_one(ifc, ep, iov, n));
 }
 
-/* A small AM written in place (am_proto.c's send_am): the caller packs it
- * straight into the ring.  Sending is marked from here to the commit, as
- * in shm_send: a handler run while reserve waits queues its own sends. */
-static char *shm_put_begin(am_interface_t *ifc, am_endpoint_t *ep, size_t len)
+/* A small AM (am_proto.c's put_small) written straight into the ring:
+ * the header as it is in memory (host_order), then the payload.  Only
+ * when it fits now without a pad: waiting for room may run handlers,
+ * whose own sends must queue behind this one, and shm_send does that. */
+static int shm_put_small(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h,
+                         const struct iovec *iov, int n)
 {
     struct shm_ep *e = ep->tp;
-    if (ep->dead || !e->base || e->fd < 0 || e->sending)
-        return NULL;
-    e->sending = 1;
-    char *at = reserve(ifc, ep, len);
-    if (!at || ep->dead) {
-        e->sending = 0;
-        return NULL;
+    uint64_t size = AMX_HDR + (uint64_t)h->len, need = REC_LEN(size);
+    uint64_t off = out_off(e);
+    if (__builtin_expect(ep->dead || !e->base || e->fd < 0 || e->sending || e->R - off < need ||
+                         e->R - (e->head - e->tail_seen) < need, 0))
+        return AMX_PUT_LATER;
+    char *at = e->out_data + off, *d = at + sizeof(struct rec) + AMX_HDR;
+    memcpy(at + sizeof(struct rec), h, AMX_HDR);
+    for (int i = 0; i < n; i++) {
+        amx_copy_small(d, iov[i].iov_base, iov[i].iov_len);
+        d += iov[i].iov_len;
     }
-    return at + sizeof(struct rec);
-}
-
-static int shm_put_commit(am_interface_t *ifc, am_endpoint_t *ep, char *at, size_t len)
-{
-    commit(ifc, ep, at - sizeof(struct rec), REC_AM, len);
-    return send_done(ifc, ep, AM_OK);
+    commit(ifc, ep, at, REC_AM, size);
+    return ep->dead ? AM_ERR_DEAD : AM_OK;
 }
 
 static void shm_placement_discard(am_endpoint_t *ep)
@@ -1534,6 +1607,5 @@ const struct am_transport_ops amx_tr_shm = {
     .event_fd = shm_event_fd,
     .close_ep = shm_close_ep,
     .placement_discard = shm_placement_discard,
-    .put_begin = shm_put_begin,
-    .put_commit = shm_put_commit,
+    .put_small = shm_put_small,
 };

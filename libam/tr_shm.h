@@ -15,8 +15,9 @@
 #define SHM_SOCK_PREFIX "pvmam-"   /* abstract AF_UNIX name: this + the address */
 #define LINE 128   /* two 64-byte lines: the adjacent-line prefetcher fetches pairs */
 #define SEG_MAGIC 0x414d5348u   /* "AMSH" */
-#define SEG_VERSION 5   /* 2: the hello carries the secret; 3: stamped records;
-                           4: ring 0 in the header's page; 5: host-order AM headers */
+#define SEG_VERSION 6   /* 2: the hello carries the secret; 3: stamped records;
+                           4: ring 0 in the header's page; 5: host-order AM headers;
+                           6: records carry an ack, a ring may start over */
 #define RING_MIN ((uint64_t)64 << 10)
 #define RING_MAX ((uint64_t)64 << 20)
 /* Payloads up to this are copied through the ring; bigger ones go by
@@ -54,10 +55,23 @@ struct seg {
  * stamp, stored last, is its ring position XOR the segment's salt: no
  * earlier lap's record, nor payload bytes left there, carry that value
  * (the salt is random, so user data cannot match it by accident; its top
- * bit is set, so fresh zeroes are no stamp). */
+ * bit is set, so fresh zeroes are no stamp).
+ *
+ * Positions count bytes for ever; where a record lies is its position
+ * less the ring's base, modulo the ring's size.  The base moves to the
+ * producer's position when it knows the ring is empty (every record read
+ * and let go): the next record goes to the ring's first line again, so a
+ * ping-pong keeps writing the same line, which the writer still holds,
+ * instead of a new one it must first fetch.  The consumer, not told, finds
+ * a record at its position either where it expects it or at the first
+ * line.  `ack` is how the producer learns the other ring is empty without
+ * reading a line the consumer writes: every record says how far its
+ * writer has let go of the ring it reads (the same count it publishes as
+ * `tail`, sooner). */
 struct rec {
     uint64_t stamp;
-    uint32_t kind, size;                 /* then size bytes */
+    uint32_t kind, size;                 /* then size bytes, after ack */
+    uint64_t ack;                        /* the writer's `tail` of the other ring */
 };
 #define REC_ALIGN 64
 #define REC_LEN(size) ((sizeof(struct rec) + (uint64_t)(size) + REC_ALIGN - 1) & \

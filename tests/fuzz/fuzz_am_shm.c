@@ -23,10 +23,12 @@
  *              wrap-around with small inputs
  *   then pieces: u16 len (big endian; top bit: no poll after this one),
  *              len bytes: a record without its stamp (u32 kind, u32 size,
- *              then the body), written at the producer's position
- *              (wrapping at the ring's end) behind the stamp that
- *              publishes it (struct rec); the position moves on by
- *              REC_LEN of the bytes after the first 8.
+ *              u64 ack, then the body), written at the producer's
+ *              position (wrapping at the ring's end) behind the stamp
+ *              that publishes it (struct rec); the position moves on by
+ *              REC_LEN of the bytes after the first 16.  A's replies are
+ *              all read before each piece is written, so whatever ack it
+ *              says, A cannot overwrite a reply we have not read.
  */
 #define _GNU_SOURCE   /* memfd_create, MAP_FIXED_NOREPLACE */
 #include <fcntl.h>
@@ -118,19 +120,32 @@ static void put(char *data, uint64_t pos, const uint8_t *p, size_t n)
     memcpy(data, p + k, n - k);
 }
 
-/* A polls; its replies are thrown away (their space given back): *rd
- * follows A's published records in ring[1]. */
-static void poll_a(am_interface_t *a, struct seg *g, uint64_t *rd, int n)
+/* Where A's records are read (ring[1]): *rd, from base *rb, which moves
+ * when A starts its ring over (struct rec). */
+struct reader { uint64_t rd, rb; };
+
+/* A's replies are thrown away (their space given back). */
+static void drain_a(struct seg *g, struct reader *rr)
 {
     const char *back = (const char *)g + DATA_OFF + R;
-    for (int i = 0; i < n; i++) {
-        for (;;) {
-            const struct rec *r = (const struct rec *)(back + (*rd & (R - 1)));
-            if (__atomic_load_n(&r->stamp, __ATOMIC_ACQUIRE) != (*rd ^ SALT))
+    for (;;) {
+        const struct rec *r = (const struct rec *)(back + ((rr->rd - rr->rb) & (R - 1)));
+        if (__atomic_load_n(&r->stamp, __ATOMIC_ACQUIRE) != (rr->rd ^ SALT)) {
+            r = (const struct rec *)back;
+            if (__atomic_load_n(&r->stamp, __ATOMIC_ACQUIRE) != (rr->rd ^ SALT))
                 break;
-            *rd += REC_LEN(r->size);
+            rr->rb = rr->rd;
         }
-        __atomic_store_n(&g->ring[1].tail, *rd, __ATOMIC_RELEASE);
+        rr->rd += REC_LEN(r->size);
+    }
+    __atomic_store_n(&g->ring[1].tail, rr->rd, __ATOMIC_RELEASE);
+}
+
+/* A polls, n times, its replies drained before each. */
+static void poll_a(am_interface_t *a, struct seg *g, struct reader *rr, int n)
+{
+    for (int i = 0; i < n; i++) {
+        drain_a(g, rr);
         am_poll(a);
     }
 }
@@ -176,7 +191,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     g->version = SEG_VERSION;
     g->ring_size = R;
     g->salt = SALT;
-    uint64_t rd = 0;
+    struct reader rd = { 0, 0 };
     struct hello h = { .magic = SEG_MAGIC, .version = SEG_VERSION, .key = FZ_KEY,
                        .seg_size = SEG_SIZE, .ring_size = R,
                        .probe_addr = (uintptr_t)&probe, .probe_val = probe + !(flags & 1) };
@@ -225,10 +240,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (len > size - off)
             len = size - off;
         uint64_t tail = __atomic_load_n(&g->ring[0].tail, __ATOMIC_ACQUIRE);
-        uint64_t adv = REC_LEN(len > 8 ? len - 8 : 0);
+        uint64_t adv = REC_LEN(len > 16 ? len - 16 : 0);
         if (head - tail > R || adv > R - (head - tail))
             break;   /* A gave up on the ring, or it is full */
         uint64_t stamp = head ^ SALT;
+        drain_a(g, &rd);   /* the ack is the input's: nothing unread may be lost to it */
         put(ring, head + sizeof stamp, data + off, len);
         off += len;
         put(ring, head, (const uint8_t *)&stamp, sizeof stamp);   /* published */

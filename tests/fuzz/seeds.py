@@ -64,8 +64,9 @@ def ctrl(tag, src, body=b"", flags=0):
 
 # fuzz_am_shm (tests/fuzz/fuzz_am_shm.c), libam/tr_shm.h; native (little endian) words
 RING = 64 << 10               # RING_MIN: the ring the target offers
-SEG_SIZE = 4096 + 2 * RING    # DATA_OFF + 2 rings
-SEG_MAGIC, SEG_VERSION = 0x414D5348, 5
+DATA_OFF = 896                # sizeof(struct seg), whole lines: ring 0 follows in its page
+SEG_SIZE = DATA_OFF + 2 * RING
+SEG_MAGIC, SEG_VERSION = 0x414D5348, 6
 REC_AM, REC_BIG, REC_CHUNK, REC_PAD = 1, 2, 3, 4
 BIG_CMA, BIG_STREAM = 1, 2
 SHM_SRC = 0x2A0000000000         # the target's source buffer for BIG_CMA spans
@@ -73,8 +74,8 @@ PLACED = 1                    # the target's handler with a placer (head 16 byte
 
 
 def rec_len(size):
-    """REC_LEN (libam/tr_shm.h): the 16-byte stamped header and the body, whole lines."""
-    return (16 + size + 63) & ~63
+    """REC_LEN (libam/tr_shm.h): the 24-byte stamped header and the body, whole lines."""
+    return (24 + size + 63) & ~63
 
 
 class Ring:
@@ -85,18 +86,19 @@ class Ring:
         self.out = struct.pack(">BH", flags, start) + hello
 
     def piece(self, raw, poll=True):
-        """A record without its stamp (kind, size, body): the target stamps it."""
+        """A record without its stamp (kind, size, ack, body): the target stamps it."""
         self.out += struct.pack(">H", len(raw) | (0 if poll else 0x8000)) + raw
-        self.pos += rec_len(max(len(raw) - 8, 0))
+        self.pos += rec_len(max(len(raw) - 16, 0))
         return self
 
-    def rec(self, kind, body, poll=True):
-        """As libam's producer writes it: a PAD first where it would not fit."""
+    def rec(self, kind, body, poll=True, ack=0):
+        """As libam's producer writes it: a PAD first where it would not fit.
+        ack: how far we have read the target's ring (0: nothing yet)."""
         need = rec_len(len(body))
         left = RING - self.pos % RING
         if left < need:
-            self.piece(struct.pack("<II", REC_PAD, left - 16), False)
-        return self.piece(struct.pack("<II", kind, len(body)) + body, poll)
+            self.piece(struct.pack("<IIQ", REC_PAD, left - 24, 0), False)
+        return self.piece(struct.pack("<IIQ", kind, len(body), ack) + body, poll)
 
 
 def big(h, mode, head, seq=0, spans=()):
@@ -121,7 +123,10 @@ def shm_seeds(seeds):
     for i in range(6):
         w.rec(REC_AM, am(REQ, b"\x01wrap", seq=i, inst=i % 8, host=True))
     seeds["fuzz_am_shm/wrap"] = w.out
-    seeds["fuzz_am_shm/straddle"] = Ring(start=8190).piece(struct.pack("<II", REC_AM, len(req)) + req).out
+    seeds["fuzz_am_shm/straddle"] = Ring(start=8190).piece(struct.pack("<IIQ", REC_AM, len(req), 0) + req).out
+    # acks: A's first reply read (A may start its ring over), and one past all it wrote
+    seeds["fuzz_am_shm/ack_start_over"] = Ring().rec(REC_AM, req).rec(REC_AM, req2, ack=64).out
+    seeds["fuzz_am_shm/ack_bogus"] = Ring().rec(REC_AM, req).rec(REC_AM, req2, ack=1 << 40).out
     seeds["fuzz_am_shm/pad_only"] = Ring(start=4).rec(REC_PAD, b"\0" * 64).rec(REC_AM, req).out
     n = 300
     seeds["fuzz_am_shm/big_stream"] = (Ring().rec(REC_BIG, big(hdr(REQ, n), BIG_STREAM, b"\x01" * 64))
