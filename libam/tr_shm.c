@@ -30,7 +30,8 @@
  * for it now.  A bigger one is a descriptor of the
  * sender's memory which the receiver copies with process_vm_readv straight
  * to where it goes (a placer's buffer), once, while the sender waits for
- * the ring's `done` count; where the kernel refuses that (ptrace rules,
+ * the ring's `done` count (from HELP_MIN the waiting sender is asked to
+ * write the second half meanwhile, process_vm_writev: two cores copy); where the kernel refuses that (ptrace rules,
  * probed when the link opens; or LIBAM_SHM_NO_CMA set in the receiver's
  * environment, a test knob), the payload follows in CHUNK records through
  * the ring instead.  Everything read from the segment is the other
@@ -50,6 +51,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +70,7 @@
 
 #define WAIT_SPIN_US 30      /* a sender waiting for its peer spins this long, then sleeps */
 #define COPY_SPIN_US 20000   /* ...or this long while its peer is copying its payload */
+#define HELP_MIN (256u << 10)   /* a BIG_CMA payload this big is copied by both ends */
 #define RX_BATCH 64          /* records per ring per poll: callers stay responsive */
 
 #define PROBE_BASE 0x70766d616d73686dull
@@ -124,6 +127,9 @@ struct shm {
     unsigned polls;
     int armed;                   /* am_event_fd marked the rings: am_poll unmarks */
     int no_cma;                  /* LIBAM_SHM_NO_CMA: never read peers' memory */
+    int help_knob;               /* test knobs: LIBAM_SHM_NO_HELP (1): never write a
+                                    consumer's part; LIBAM_SHM_HELP_FAILS (2): claim it
+                                    and say the write failed (help_write) */
     char host[AMX_ADDRLEN];      /* "<boot id>:<net namespace>" */
 };
 
@@ -144,6 +150,9 @@ struct shm_ep {
     uint64_t head, tail_seen, big_seq;   /* tail_seen: from tail or from acks */
     uint64_t wbase;              /* the out ring's base (struct rec) */
     int sending;                 /* in shm_send: nested sends are queued */
+    const struct iovec *help_iov;   /* the BIG_CMA waiting for done, while the */
+    int help_n;                     /* consumer may ask us to write a part of it: */
+    size_t help_from, help_total;   /* its payload after the head, as spans_from */
     struct blob *outq, *outq_tail;
     /* consumer */
     uint64_t rpos;               /* next record */
@@ -307,6 +316,7 @@ static int shm_init(am_interface_t *ifc)
     int rc = AM_ERR_SYS;
     s->lfd = s->epfd = s->efd = -1;
     s->no_cma = getenv("LIBAM_SHM_NO_CMA") != NULL;
+    s->help_knob = getenv("LIBAM_SHM_NO_HELP") ? 1 : getenv("LIBAM_SHM_HELP_FAILS") ? 2 : 0;
     if (host_id(s->host, sizeof s->host) < 0)
         goto fail;
     if ((s->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0 ||
@@ -974,7 +984,8 @@ static inline void release(struct shm_ep *e)
 /* A small AM's payload is copied out, so its room goes back before its
  * handler runs (and replies: the reply's ack lets the sender start its
  * ring over); a bigger one is handled in place, pinning the ring. */
-static int on_am(am_interface_t *ifc, am_endpoint_t *ep, char *body, uint32_t size)
+static inline __attribute__((always_inline)) int on_am(am_interface_t *ifc, am_endpoint_t *ep,
+                                                     char *body, uint32_t size)
 {
     struct shm_ep *e = ep->tp;
     struct amx_hdr h;
@@ -994,6 +1005,65 @@ static int on_am(am_interface_t *ifc, am_endpoint_t *ep, char *body, uint32_t si
     int n = amx_input(ifc, ep, &h, body + AMX_HDR);
     e->pinned--;
     return n;
+}
+
+/* Spans sp[0..n) less their first `skip` bytes, into out; returns how many. */
+static unsigned spans_skip(struct span *out, const struct span *sp, unsigned n, uint64_t skip)
+{
+    unsigned k = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (skip >= sp[i].len) {
+            skip -= sp[i].len;
+            continue;
+        }
+        out[k++] = (struct span){ sp[i].base + skip, sp[i].len - skip };
+        skip = 0;
+    }
+    return k;
+}
+
+/* Is the peer's process still there?  (Its pidfd, else its pid.) */
+static int peer_alive(const struct shm_ep *e)
+{
+    if (e->pidfd >= 0) {
+        struct pollfd p = { .fd = e->pidfd, .events = POLLIN };
+        return poll(&p, 1, 0) == 0;
+    }
+    return e->pid > 0 && (kill(e->pid, 0) == 0 || errno == EPERM);
+}
+
+/* The part of BIG_CMA payload we asked the producer to write (from byte
+ * mine on, to dst + mine): take it back if it has not started, and copy
+ * it ourselves; else wait for its write (it runs: it only copies), and
+ * copy ourselves if that failed.  0, or -1 if the copy failed. */
+static int help_finish(am_interface_t *ifc, am_endpoint_t *ep, char *dst, size_t mine,
+                       size_t rest, const struct span *sp, unsigned n)
+{
+    struct shm_ep *e = ep->tp;
+    struct ring *q = e->in;
+    uint32_t st = HELP_ASKED;
+    if (!__atomic_compare_exchange_n(&q->help_state, &st, HELP_TAKEN, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        uint64_t check = 0;
+        for (unsigned spins = 0; (st = LOAD_ACQ(&q->help_state)) == HELP_WRITING; spins++) {
+            __builtin_ia32_pause();
+            if ((spins & 1023) != 1023)
+                continue;
+            if (ifc->cfg.wait == AM_WAIT_YIELD)
+                sched_yield();
+            uint64_t now = amx_now_us();
+            if (now - check >= 1000) {   /* once a millisecond: did it die writing? */
+                check = now;
+                if (!peer_alive(e))
+                    return -1;
+            }
+        }
+        if (st == HELP_WRITTEN)
+            return 0;
+    }
+    struct span left[MAX_IOV];
+    unsigned k = spans_skip(left, sp, n, mine);
+    return cma_read(e->pid, dst + mine, rest - mine, left, k);
 }
 
 static int on_big(am_interface_t *ifc, am_endpoint_t *ep, const char *body, uint32_t size)
@@ -1032,7 +1102,22 @@ static int on_big(am_interface_t *ifc, am_endpoint_t *ep, const char *body, uint
         return corrupt(ifc, ep);   /* no memory: cannot take it, cannot skip it */
     if (b.mode == BIG_CMA) {
         STORE_REL(&e->in->copying, b.seq);   /* its sender need not sleep */
-        int bad = cma_read(e->pid, dst, rest, sp, b.niov);
+        /* A big one: the producer, which waits for done, writes the second
+         * half (from a page boundary of ours) while we read the first. */
+        size_t mine = rest;
+        if (rest >= HELP_MIN && LOAD_ACQ(&e->out->cma_ok)) {
+            mine = (size_t)(((uintptr_t)dst + rest / 2 + 4095) & ~(uintptr_t)4095) -
+                   (uintptr_t)dst;
+            struct ring *q = e->in;
+            STORE(&q->help_state, HELP_ASKED);
+            STORE(&q->help_dst, (uint64_t)(uintptr_t)(dst + mine));
+            STORE(&q->help_len, rest - mine);
+            STORE(&q->help_off, mine);
+            STORE_REL(&q->help_seq, b.seq);
+        }
+        int bad = cma_read(e->pid, dst, mine, sp, b.niov);
+        if (mine < rest)
+            bad = help_finish(ifc, ep, dst, mine, rest, sp, b.niov) < 0 || bad;
         STORE_REL(&e->in->done, b.seq);   /* its memory is the sender's again */
         consumed(ifc, ep);
         if (bad) {
@@ -1084,7 +1169,7 @@ static int on_chunk(am_interface_t *ifc, am_endpoint_t *ep, const char *body, ui
 
 /* The record the peer published at rpos, or NULL: where rpos says, or
  * at the first line if the peer started the ring over (struct rec). */
-static struct rec *pending(struct shm_ep *e)
+static inline __attribute__((always_inline)) struct rec *pending(struct shm_ep *e)
 {
     uint64_t want = e->rpos ^ e->salt;
     struct rec *at = (struct rec *)(e->in_data + ((e->rpos - e->rbase) & (e->R - 1)));
@@ -1306,6 +1391,63 @@ static int ready(struct shm_ep *e, int what, uint64_t need)
     return e->R - (e->head - e->tail_seen) >= need;
 }
 
+/* The spans of the iovecs from byte `from` on. */
+static unsigned spans_from(struct span *sp, const struct iovec *iov, int n, size_t from)
+{
+    unsigned k = 0;
+    for (int i = 0; i < n && k < MAX_IOV; i++) {
+        size_t l = iov[i].iov_len;
+        if (from >= l) {
+            from -= l;
+            continue;
+        }
+        sp[k++] = (struct span){ (uintptr_t)iov[i].iov_base + from, l - from };
+        from = 0;
+    }
+    return k;
+}
+
+/* The consumer of our BIG_CMA `seq` asked us to write a part of it to
+ * its memory (struct ring, help_*): claim it, write it, say how it went. */
+static void help_write(am_interface_t *ifc, am_endpoint_t *ep, uint64_t seq)
+{
+    struct shm *s = ifc->trd;
+    struct shm_ep *e = ep->tp;
+    struct ring *q = e->out;
+    uint32_t st = HELP_ASKED;
+    if (!e->help_iov || s->help_knob == 1 || LOAD_ACQ(&q->help_seq) != seq ||
+        !__atomic_compare_exchange_n(&q->help_state, &st, HELP_WRITING, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
+        return;
+    uint64_t dst = LOAD_ACQ(&q->help_dst), len = LOAD_ACQ(&q->help_len);
+    uint64_t off = LOAD_ACQ(&q->help_off);
+    int ok = s->help_knob != 2 && off <= e->help_total && len <= e->help_total - off;
+    struct iovec l[MAX_IOV];
+    struct span sp[MAX_IOV];
+    unsigned n = ok ? spans_from(sp, e->help_iov, e->help_n, e->help_from + (size_t)off) : 0;
+    for (unsigned i = 0; i < n; i++)
+        l[i] = (struct iovec){ (void *)(uintptr_t)sp[i].base, (size_t)sp[i].len };
+    for (unsigned first = 0; ok && len > 0;) {
+        struct iovec r = { (void *)(uintptr_t)dst, (size_t)len };
+        ssize_t put = process_vm_writev(e->pid, l + first, n - first, &r, 1, 0);
+        if (put <= 0) {
+            ok = 0;
+            break;
+        }
+        dst += (uint64_t)put;
+        len -= (uint64_t)put;
+        while (put > 0 && first < n) {   /* a partial copy: go on after it */
+            size_t k = (size_t)put < l[first].iov_len ? (size_t)put : l[first].iov_len;
+            l[first].iov_base = (char *)l[first].iov_base + k;
+            l[first].iov_len -= k;
+            put -= (ssize_t)k;
+            if (!l[first].iov_len)
+                first++;
+        }
+    }
+    STORE_REL(&q->help_state, ok ? HELP_WRITTEN : HELP_FAILED);
+}
+
 /* Wait for ready(), handling our own input meanwhile (two tasks sending
  * big AMs to each other must not wait for each other); spin briefly, then
  * sleep on the epoll set with the ring marked, so the peer's consumer
@@ -1316,6 +1458,8 @@ static int wait_out(am_interface_t *ifc, am_endpoint_t *ep, int what, uint64_t n
     struct shm_ep *e = ep->tp;
     uint64_t spin_end = 0, copy_end = 0;
     for (;;) {
+        if (what == W_DONE && e->help_iov)
+            help_write(ifc, ep, need);
         int r = ep->dead ? 0 : ready(e, what, need);
         if (r < 0) {
             corrupt(ifc, ep);
@@ -1414,21 +1558,6 @@ static void gather(char *dst, const struct iovec *iov, int n, size_t from, size_
     }
 }
 
-/* The spans of the iovecs from byte `from` on. */
-static unsigned spans_from(struct span *sp, const struct iovec *iov, int n, size_t from)
-{
-    unsigned k = 0;
-    for (int i = 0; i < n && k < MAX_IOV; i++) {
-        size_t l = iov[i].iov_len;
-        if (from >= l) {
-            from -= l;
-            continue;
-        }
-        sp[k++] = (struct span){ (uintptr_t)iov[i].iov_base + from, l - from };
-        from = 0;
-    }
-    return k;
-}
 
 static int send_big(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *iov, int n,
                     size_t total)
@@ -1459,7 +1588,13 @@ static int send_big(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
     commit(ifc, ep, at, REC_BIG, size);
     if (cma) {   /* it reads from our memory: ours again when done says so */
         e->big_seq++;
-        return wait_out(ifc, ep, W_DONE, b.seq);
+        e->help_iov = iov;   /* meanwhile it may ask us to write a part (help_write) */
+        e->help_n = n;
+        e->help_from = from;
+        e->help_total = total - from;
+        int rc = wait_out(ifc, ep, W_DONE, b.seq);
+        e->help_iov = NULL;
+        return rc;
     }
     size_t chunk = e->R / 4;
     while (from < total) {   /* the ring fallback: a pipelined copy */

@@ -17,7 +17,8 @@
 #define SEG_MAGIC 0x414d5348u   /* "AMSH" */
 #define SEG_VERSION 6   /* 2: the hello carries the secret; 3: stamped records;
                            4: ring 0 in the header's page; 5: host-order AM headers;
-                           6: records carry an ack, a ring may start over */
+                           6: records carry an ack, a ring may start over, and a
+                              BIG_CMA's consumer may ask its producer to help copy */
 #define RING_MIN ((uint64_t)64 << 10)
 #define RING_MAX ((uint64_t)64 << 20)
 /* Payloads up to this are copied through the ring; bigger ones go by
@@ -39,7 +40,16 @@ struct ring {
     uint64_t copying;                    /* consumer: the BIG_CMA seq it copies now */
     _Alignas(LINE) uint32_t cons_sleeping;   /* consumer may block: wake it */
     uint32_t cma_ok;                     /* consumer can read the producer's memory */
+    /* The consumer of BIG_CMA help_seq asks its producer, who waits for
+     * `done` meanwhile, to write help_len bytes of it, from payload byte
+     * help_off (after the head), to the consumer's help_dst: two cores
+     * copy at once (process_vm_writev; the other ring's cma_ok says the
+     * producer may).  help_state: HELP_*, claimed by compare-and-swap. */
+    _Alignas(LINE) uint64_t help_seq;
+    uint64_t help_dst, help_len, help_off;
+    uint32_t help_state;
 };
+enum { HELP_ASKED = 1, HELP_WRITING, HELP_WRITTEN, HELP_FAILED, HELP_TAKEN };
 
 struct seg {
     uint32_t magic, version;

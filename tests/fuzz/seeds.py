@@ -64,7 +64,7 @@ def ctrl(tag, src, body=b"", flags=0):
 
 # fuzz_am_shm (tests/fuzz/fuzz_am_shm.c), libam/tr_shm.h; native (little endian) words
 RING = 64 << 10               # RING_MIN: the ring the target offers
-DATA_OFF = 896                # sizeof(struct seg), whole lines: ring 0 follows in its page
+DATA_OFF = 1152               # sizeof(struct seg), whole lines: ring 0 follows in its page
 SEG_SIZE = DATA_OFF + 2 * RING
 SEG_MAGIC, SEG_VERSION = 0x414D5348, 6
 REC_AM, REC_BIG, REC_CHUNK, REC_PAD = 1, 2, 3, 4

@@ -1,10 +1,15 @@
 #!/bin/sh
 # The libam tests over shm, once with cross-memory attach (where the kernel
 # allows it) and once with the pipelined copy through the ring it falls
-# back to; neither may leave anything in /dev/shm.
+# back to; with cross-memory attach twice more, a big AM's sender never
+# writing the part its receiver asks it to (the receiver takes it back),
+# then failing to (the receiver copies it after all); none may leave
+# anything in /dev/shm.  The echo tests check every byte.
 before=$(ls -A /dev/shm 2>/dev/null | sort)
 "$top_builddir/tests/libam/test_am" shm || exit 1
 LIBAM_SHM_NO_CMA=1 "$top_builddir/tests/libam/test_am" shm || exit 1
+LIBAM_SHM_NO_HELP=1 "$top_builddir/tests/libam/test_am" shm || exit 1
+LIBAM_SHM_HELP_FAILS=1 "$top_builddir/tests/libam/test_am" shm || exit 1
 after=$(ls -A /dev/shm 2>/dev/null | sort)
 if [ "$before" != "$after" ]; then
     echo "FAIL: /dev/shm changed:"; echo "before: $before"; echo "after: $after"; exit 1
