@@ -937,6 +937,19 @@ static char *big_dest(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_h
     return *buf + b->head_len;
 }
 
+/* Go on after the first `done` bytes of v[*first..n): a partial copy. */
+static void iov_skip(struct iovec *v, unsigned n, unsigned *first, size_t done)
+{
+    while (done > 0 && *first < n) {
+        size_t k = done < v[*first].iov_len ? done : v[*first].iov_len;
+        v[*first].iov_base = (char *)v[*first].iov_base + k;
+        v[*first].iov_len -= k;
+        done -= k;
+        if (!v[*first].iov_len)
+            ++*first;
+    }
+}
+
 /* Copy len bytes of the peer's memory (spans) to dst. */
 static int cma_read(pid_t pid, char *dst, size_t len, struct span *sp, unsigned n)
 {
@@ -951,14 +964,7 @@ static int cma_read(pid_t pid, char *dst, size_t len, struct span *sp, unsigned 
             return -1;
         dst += got;
         len -= (size_t)got;
-        while (got > 0 && first < n) {   /* a partial copy: go on after it */
-            size_t k = (size_t)got < r[first].iov_len ? (size_t)got : r[first].iov_len;
-            r[first].iov_base = (char *)r[first].iov_base + k;
-            r[first].iov_len -= k;
-            got -= (ssize_t)k;
-            if (!r[first].iov_len)
-                first++;
-        }
+        iov_skip(r, n, &first, (size_t)got);
     }
     return 0;
 }
@@ -1436,14 +1442,7 @@ static void help_write(am_interface_t *ifc, am_endpoint_t *ep, uint64_t seq)
         }
         dst += (uint64_t)put;
         len -= (uint64_t)put;
-        while (put > 0 && first < n) {   /* a partial copy: go on after it */
-            size_t k = (size_t)put < l[first].iov_len ? (size_t)put : l[first].iov_len;
-            l[first].iov_base = (char *)l[first].iov_base + k;
-            l[first].iov_len -= k;
-            put -= (ssize_t)k;
-            if (!l[first].iov_len)
-                first++;
-        }
+        iov_skip(l, n, &first, (size_t)put);
     }
     STORE_REL(&q->help_state, ok ? HELP_WRITTEN : HELP_FAILED);
 }
