@@ -11,6 +11,7 @@
  * memory of slack).  Prints the counts it compares.  Every wait is
  * bounded.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,15 +83,21 @@ static int cycle(const char *self, int k)
     struct timeval tv = { 20, 0 };
     if (pvm_trecv(tid, TAG_ANS, &tv) <= 0 || pvm_upkint(&got, 1, 1) < 0 || got != want)
         return fprintf(stderr, "churn: worker %d: answer %d, expected %d\n", k, got, want), 1;
+    int pid = 0;   /* the one we killed, for the message below */
     if (want % 3 == 0) {
         struct pvmtaskinfo *ti;
-        int nt;
-        if (pvm_tasks(tid, &nt, &ti) >= 0 && nt == 1 && ti[0].ti_pid > 0)
-            kill(ti[0].ti_pid, SIGKILL);
+        int nt = 0, rc = pvm_tasks(tid, &nt, &ti);
+        if (rc < 0 || nt != 1 || ti[0].ti_pid <= 0)   /* it waits 30 s for the kill */
+            return fprintf(stderr, "churn: worker %d: pvm_tasks gave %d with %d task(s), "
+                           "pid %d: not killed\n", k, rc, nt, nt > 0 ? ti[0].ti_pid : 0), 1;
+        pid = ti[0].ti_pid;
+        if (kill(pid, SIGKILL) < 0)
+            return fprintf(stderr, "churn: worker %d: kill %d: %s\n", k, pid, strerror(errno)), 1;
     }
     struct timeval te = { 20, 0 };
     if (pvm_trecv(-1, TAG_EXIT, &te) <= 0)
-        return fprintf(stderr, "churn: worker %d never exited\n", k), 1;
+        return fprintf(stderr, "churn: worker %d never exited (killed: pid %d, 0 if not)\n", k,
+                       pid), 1;
     return 0;
 }
 
