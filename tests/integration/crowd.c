@@ -131,7 +131,10 @@ static int idle_check(void)
     CK(pvm_mcast(tids + 1, ntasks - 1, TAG_IDLE));
     for (int k = 1; k < ntasks; k++)
         CK(pvm_recv(-1, TAG_IDLE));   /* each is about to wait */
-    usleep(200000);   /* any spin is long over */
+    /* Any spin is long over by then, and so is the last round's own
+     * work (owed blank replies paid, their receivers back asleep), which
+     * under a sanitizer build took more than the 200 ms this once was. */
+    sleep(1);
     for (int k = 1; k < ntasks; k++)
         t0[k] = pid[k] ? cpu_ticks(pid[k]) : -1;
     sleep(1);
