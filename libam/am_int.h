@@ -217,25 +217,6 @@ struct am_transport_ops {
                      const struct iovec *iov, int n);
 };
 
-/* memcpy for the few bytes of a small AM without a library call (most
- * are a fragment header and a few words): whole words, the last one
- * overlapping the one before; never reads outside src. */
-static inline void amx_copy_small(char *d, const char *src, size_t n)
-{
-    uint64_t w;
-    if (n < 8) {
-        while (n--)
-            *d++ = *src++;
-        return;
-    }
-    for (size_t i = 0; i + 8 < n; i += 8) {
-        __builtin_memcpy(&w, src + i, 8);
-        __builtin_memcpy(d + i, &w, 8);
-    }
-    __builtin_memcpy(&w, src + n - 8, 8);
-    __builtin_memcpy(d + n - 8, &w, 8);
-}
-
 /* Generated from LIBAM_TRANSPORTS (libam/local.mk): NULL-terminated. */
 extern const struct am_transport_ops *const amx_transport_table[];
 

@@ -120,22 +120,15 @@ static int keep_room(char **copy, size_t *copy_cap, size_t len, struct amx_slot 
 }
 
 /* A small AM on a reliable transport that writes it in place itself
- * (put_small): no staging, no generic send.  1: not now, use send_am. */
+ * (put_small): no staging, no generic send.  (The loss knob is only on
+ * unreliable ones.)  AMX_PUT_LATER: not this way, use send_am. */
 static inline int put_small(am_interface_t *ifc, am_endpoint_t *ep, struct amx_hdr *h,
-                            const struct iovec *iov, int n, int *rc)
+                            const struct iovec *iov, int n)
 {
+    if (!ifc->reliable || h->len > AMX_PACK_MAX || !ifc->tr->put_small)
+        return AMX_PUT_LATER;
     h->key = ep->key;
-    int r = ifc->tr->put_small(ifc, ep, h, iov, n);
-    if (r == AMX_PUT_LATER)
-        return 1;
-    *rc = r;
-    return 0;
-}
-
-/* May this AM take put_small?  (The loss knob is only on unreliable ones.) */
-static inline int puts_small(const am_interface_t *ifc, size_t len)
-{
-    return ifc->reliable && len <= AMX_PACK_MAX && ifc->tr->put_small;
+    return ifc->tr->put_small(ifc, ep, h, iov, n);
 }
 
 /* Send header + payload iovecs as one AM, with the peer's secret.  An
@@ -258,8 +251,8 @@ static int request(am_interface_t *ifc, am_endpoint_t *ep, int handler,
     ep->inflight++;
     ifc->outstanding++;
     s->nlent = 0;
-    int rc;
-    if (!puts_small(ifc, len) || put_small(ifc, ep, &h, iov, iovcnt, &rc))
+    int rc = put_small(ifc, ep, &h, iov, iovcnt);
+    if (rc == AMX_PUT_LATER)
         rc = send_am(ifc, ep, &h, iov, iovcnt, ifc->reliable ? NULL : &s->copy, &s->copy_len,
                      &s->copy_cap, lend ? s : NULL);
     if (rc >= 0 && h.pb) {
@@ -369,8 +362,8 @@ int am_reply_vdata(const am_token_t *ctok, int handler, const struct iovec *iov,
                          .inst = tok->inst, .handler = (uint16_t)handler,
                          .nblank = handler == AMX_BLANK ? tok->nblank : 0 };
     struct amx_rslot *r = ep->rslot ? &ep->rslot[tok->inst] : NULL;   /* unreliable only */
-    int rc;
-    if (!puts_small(ifc, len) || put_small(ifc, ep, &h, iov, iovcnt, &rc))
+    int rc = put_small(ifc, ep, &h, iov, iovcnt);
+    if (rc == AMX_PUT_LATER)
         rc = send_am(ifc, ep, &h, iov, iovcnt, r ? &r->rep_pkt : NULL, r ? &r->rep_len : NULL,
                      r ? &r->rep_cap : NULL, NULL);
     if (rc < 0)

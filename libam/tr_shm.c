@@ -152,7 +152,7 @@ struct shm_ep {
     int sending;                 /* in shm_send: nested sends are queued */
     const struct iovec *help_iov;   /* the BIG_CMA waiting for done, while the */
     int help_n;                     /* consumer may ask us to write a part of it: */
-    size_t help_from, help_total;   /* its payload after the head, as spans_from */
+    size_t help_from, help_total;   /* its payload: from byte help_from on */
     struct blob *outq, *outq_tail;
     /* consumer */
     uint64_t rpos;               /* next record */
@@ -950,13 +950,15 @@ static void iov_skip(struct iovec *v, unsigned n, unsigned *first, size_t done)
     }
 }
 
-/* Copy len bytes of the peer's memory (spans) to dst. */
-static int cma_read(pid_t pid, char *dst, size_t len, struct span *sp, unsigned n)
+/* Copy len bytes of the peer's memory (spans, from byte skip on) to dst. */
+static int cma_read(pid_t pid, char *dst, size_t skip, size_t len, const struct span *sp,
+                    unsigned n)
 {
     struct iovec r[MAX_IOV];
     for (unsigned i = 0; i < n; i++)
         r[i] = (struct iovec){ (void *)(uintptr_t)sp[i].base, (size_t)sp[i].len };
     unsigned first = 0;
+    iov_skip(r, n, &first, skip);
     while (len > 0) {
         struct iovec l = { dst, len };
         ssize_t got = process_vm_readv(pid, &l, 1, r + first, n - first, 0);
@@ -977,6 +979,25 @@ static int parse_am(am_interface_t *ifc, const char *body, struct amx_hdr *h)
     h->flags &= AMX_F_ACKNOW;
     h->pb = h->pb != 0;
     return (h->type != AMX_REQ && h->type != AMX_REP) || h->len > ifc->cfg.max_payload ? -1 : 0;
+}
+
+/* memcpy for the few bytes of a small AM without a library call (most
+ * are a fragment header and a few words): whole words, the last one
+ * overlapping the one before; never reads outside src. */
+static inline void copy_small(char *d, const char *src, size_t n)
+{
+    uint64_t w;
+    if (n < 8) {
+        while (n--)
+            *d++ = *src++;
+        return;
+    }
+    for (size_t i = 0; i + 8 < n; i += 8) {
+        memcpy(&w, src + i, 8);
+        memcpy(d + i, &w, 8);
+    }
+    memcpy(&w, src + n - 8, 8);
+    memcpy(d + n - 8, &w, 8);
 }
 
 /* Every record before rpos is read, and none is in a running handler's
@@ -1001,7 +1022,7 @@ static inline __attribute__((always_inline)) int on_am(am_interface_t *ifc, am_e
     if (h.len <= AMX_PACK_MAX) {
         _Alignas(16) char p[AMX_PACK_MAX];
         if (h.len <= 64)
-            amx_copy_small(p, body + AMX_HDR, h.len);
+            copy_small(p, body + AMX_HDR, h.len);
         else
             memcpy(p, body + AMX_HDR, h.len);
         release(e);
@@ -1011,21 +1032,6 @@ static inline __attribute__((always_inline)) int on_am(am_interface_t *ifc, am_e
     int n = amx_input(ifc, ep, &h, body + AMX_HDR);
     e->pinned--;
     return n;
-}
-
-/* Spans sp[0..n) less their first `skip` bytes, into out; returns how many. */
-static unsigned spans_skip(struct span *out, const struct span *sp, unsigned n, uint64_t skip)
-{
-    unsigned k = 0;
-    for (unsigned i = 0; i < n; i++) {
-        if (skip >= sp[i].len) {
-            skip -= sp[i].len;
-            continue;
-        }
-        out[k++] = (struct span){ sp[i].base + skip, sp[i].len - skip };
-        skip = 0;
-    }
-    return k;
 }
 
 /* Is the peer's process still there?  (Its pidfd, else its pid.) */
@@ -1067,9 +1073,7 @@ static int help_finish(am_interface_t *ifc, am_endpoint_t *ep, char *dst, size_t
         if (st == HELP_WRITTEN)
             return 0;
     }
-    struct span left[MAX_IOV];
-    unsigned k = spans_skip(left, sp, n, mine);
-    return cma_read(e->pid, dst + mine, rest - mine, left, k);
+    return cma_read(e->pid, dst + mine, mine, rest - mine, sp, n);
 }
 
 static int on_big(am_interface_t *ifc, am_endpoint_t *ep, const char *body, uint32_t size)
@@ -1121,7 +1125,7 @@ static int on_big(am_interface_t *ifc, am_endpoint_t *ep, const char *body, uint
             STORE(&q->help_off, mine);
             STORE_REL(&q->help_seq, b.seq);
         }
-        int bad = cma_read(e->pid, dst, mine, sp, b.niov);
+        int bad = cma_read(e->pid, dst, 0, mine, sp, b.niov);
         if (mine < rest)
             bad = help_finish(ifc, ep, dst, mine, rest, sp, b.niov) < 0 || bad;
         STORE_REL(&e->in->done, b.seq);   /* its memory is the sender's again */
@@ -1247,13 +1251,10 @@ static int read_ring(am_interface_t *ifc, am_endpoint_t *ep)
         case REC_PAD: release(e); break;
         case REC_AM: handled += on_am(ifc, ep, body, r.size); break;
         case REC_BIG:
-            e->pinned++;
-            handled += on_big(ifc, ep, body, r.size);
-            e->pinned--;
-            break;
         case REC_CHUNK:
             e->pinned++;
-            handled += on_chunk(ifc, ep, body, r.size);
+            handled += r.kind == REC_BIG ? on_big(ifc, ep, body, r.size)
+                                         : on_chunk(ifc, ep, body, r.size);
             e->pinned--;
             break;
         default: corrupt(ifc, ep); break;
@@ -1397,22 +1398,6 @@ static int ready(struct shm_ep *e, int what, uint64_t need)
     return e->R - (e->head - e->tail_seen) >= need;
 }
 
-/* The spans of the iovecs from byte `from` on. */
-static unsigned spans_from(struct span *sp, const struct iovec *iov, int n, size_t from)
-{
-    unsigned k = 0;
-    for (int i = 0; i < n && k < MAX_IOV; i++) {
-        size_t l = iov[i].iov_len;
-        if (from >= l) {
-            from -= l;
-            continue;
-        }
-        sp[k++] = (struct span){ (uintptr_t)iov[i].iov_base + from, l - from };
-        from = 0;
-    }
-    return k;
-}
-
 /* The consumer of our BIG_CMA `seq` asked us to write a part of it to
  * its memory (struct ring, help_*): claim it, write it, say how it went. */
 static void help_write(am_interface_t *ifc, am_endpoint_t *ep, uint64_t seq)
@@ -1427,13 +1412,13 @@ static void help_write(am_interface_t *ifc, am_endpoint_t *ep, uint64_t seq)
         return;
     uint64_t dst = LOAD_ACQ(&q->help_dst), len = LOAD_ACQ(&q->help_len);
     uint64_t off = LOAD_ACQ(&q->help_off);
-    int ok = s->help_knob != 2 && off <= e->help_total && len <= e->help_total - off;
+    int ok = s->help_knob != 2 && off <= e->help_total && len <= e->help_total - off &&
+             e->help_n <= MAX_IOV;
     struct iovec l[MAX_IOV];
-    struct span sp[MAX_IOV];
-    unsigned n = ok ? spans_from(sp, e->help_iov, e->help_n, e->help_from + (size_t)off) : 0;
-    for (unsigned i = 0; i < n; i++)
-        l[i] = (struct iovec){ (void *)(uintptr_t)sp[i].base, (size_t)sp[i].len };
-    for (unsigned first = 0; ok && len > 0;) {
+    unsigned n = ok ? (unsigned)e->help_n : 0, first = 0;
+    memcpy(l, e->help_iov, sizeof *l * n);
+    iov_skip(l, n, &first, e->help_from + (size_t)off);
+    while (ok && len > 0) {
         struct iovec r = { (void *)(uintptr_t)dst, (size_t)len };
         ssize_t put = process_vm_writev(e->pid, l + first, n - first, &r, 1, 0);
         if (put <= 0) {
@@ -1558,6 +1543,22 @@ static void gather(char *dst, const struct iovec *iov, int n, size_t from, size_
 }
 
 
+/* The spans of the iovecs from byte `from` on. */
+static unsigned spans_from(struct span *sp, const struct iovec *iov, int n, size_t from)
+{
+    unsigned k = 0;
+    for (int i = 0; i < n && k < MAX_IOV; i++) {
+        size_t l = iov[i].iov_len;
+        if (from >= l) {
+            from -= l;
+            continue;
+        }
+        sp[k++] = (struct span){ (uintptr_t)iov[i].iov_base + from, l - from };
+        from = 0;
+    }
+    return k;
+}
+
 static int send_big(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *iov, int n,
                     size_t total)
 {
@@ -1655,8 +1656,9 @@ static int queue_out(struct shm_ep *e, const struct iovec *iov, int n)
     return AM_OK;
 }
 
-/* What handlers queued while a send waited goes now, in order. */
-static int send_queued(am_interface_t *ifc, am_endpoint_t *ep, int rc)
+/* The end of a send (rc its result so far): what handlers queued while it
+ * waited goes now, in order. */
+static int send_done(am_interface_t *ifc, am_endpoint_t *ep, int rc)
 {
     struct shm_ep *e = ep->tp;
     while (rc == AM_OK && e->outq && !ep->dead) {
@@ -1667,16 +1669,6 @@ static int send_queued(am_interface_t *ifc, am_endpoint_t *ep, int rc)
         rc = send_one(ifc, ep, &v, 1);
         free(b);
     }
-    return rc;
-}
-
-/* The end of a send (rc its result so far).  Inline: on every small AM,
- * and the queue is almost always empty. */
-static inline int send_done(am_interface_t *ifc, am_endpoint_t *ep, int rc)
-{
-    struct shm_ep *e = ep->tp;
-    if (e->outq)
-        rc = send_queued(ifc, ep, rc);
     e->sending = 0;
     return ep->dead ? AM_ERR_DEAD : rc;
 }
@@ -1708,7 +1700,7 @@ static int shm_put_small(am_interface_t *ifc, am_endpoint_t *ep, const struct am
     char *at = e->out_data + off, *d = at + sizeof(struct rec) + AMX_HDR;
     memcpy(at + sizeof(struct rec), h, AMX_HDR);
     for (int i = 0; i < n; i++) {
-        amx_copy_small(d, iov[i].iov_base, iov[i].iov_len);
+        copy_small(d, iov[i].iov_base, iov[i].iov_len);
         d += iov[i].iov_len;
     }
     commit(ifc, ep, at, REC_AM, size);
