@@ -22,7 +22,8 @@ BENCH_ROUNDS ?= 3
 
 # libam next to raw sockets (issue 2's benchmark).
 noinst_PROGRAMS += examples/ambench/ambench
-examples_ambench_ambench_SOURCES = examples/ambench/ambench.c
+examples_ambench_ambench_SOURCES = examples/ambench/ambench.c examples/ambench/floor.c \
+	examples/ambench/floor.h
 examples_ambench_ambench_CPPFLAGS = -I$(top_srcdir)/libam
 examples_ambench_ambench_LDADD = libam.la
 

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "am.h"
+#include "floor.h"
 
 #define WINDOW 8
 
@@ -170,6 +171,10 @@ static void bare_server(int ctl)
 {
     struct cmd c;
     while (read(ctl, &c, sizeof c) == sizeof c && c.op != 'q') {
+        if (c.op == 'f') {   /* the protocol floor's turn (floor.c) */
+            floor_serve(c.reps);
+            continue;
+        }
         for (int r = 0; r < c.reps; r++) {
             bare_seq++;
             bare_get(&bare->to, bare->buf[0], buf, c.n);
@@ -258,7 +263,8 @@ static void measure(const char *what, struct series *s, int max, int rounds,
             int reps = reps_for(n, 'p');
             lat[r] = run(ctx, 'p', n, reps) / reps / 2 * 1e6;
             reps = reps_for(n, 's');
-            bw[r] = (double)n * reps / run(ctx, 's', n, reps) / 1e6;
+            double t = run(ctx, 's', n, reps);
+            bw[r] = t > 0 ? (double)n * reps / t / 1e6 : 0;   /* 0: latency only */
         }
         qsort(lat, (size_t)rounds, sizeof *lat, cmp_d);
         qsort(bw, (size_t)rounds, sizeof *bw, cmp_d);
@@ -287,10 +293,28 @@ static double raw_cb(void *c, char op, int n, int reps)
 }
 static double am_cb(void *c, char op, int n, int reps) { return am_run(c, op, n, reps); }
 
+/* The protocol floor (floor.c): ping-pong only, served by bare_server. */
+static double floor_cb(void *c, char op, int n, int reps)
+{
+    struct cmd cm = { 'f', n, reps };
+    if (op != 'p')
+        return 0;
+    if (write(*(int *)c, &cm, sizeof cm) != sizeof cm)
+        exit(3);
+    usleep(2000);
+    double t = floor_pingpong(n, reps);
+    if (t < 0) {
+        fprintf(stderr, "ambench: the protocol floor's ping-pong failed\n");
+        exit(3);
+    }
+    return t;
+}
+
 /* Run one transport: raw sockets, then libam, same sizes. */
 static int max_bytes;   /* argv[3]: the largest size measured, 0 for the default */
 
-static void bench(const char *tr, int rounds, struct series *raw, struct series *am)
+static void bench(const char *tr, int rounds, struct series *raw, struct series *am,
+                  struct series *flo)
 {
     int udp = !strcmp(tr, "udp"), shm = !strcmp(tr, "shm");
     int sv[2] = { -1, -1 }, ctl[2];
@@ -305,6 +329,8 @@ static void bench(const char *tr, int rounds, struct series *raw, struct series 
         if (bare == MAP_FAILED)
             exit(3);
         bare_seq = 0;
+        if (floor_map() < 0)
+            exit(3);
     } else if (udp) {
         sv[0] = socket(AF_INET, SOCK_DGRAM, 0);
         sv[1] = socket(AF_INET, SOCK_DGRAM, 0);
@@ -365,6 +391,9 @@ static void bench(const char *tr, int rounds, struct series *raw, struct series 
         close(sv[1]);
     struct rawctx rc = { sv[0], udp, ctl[0] };
     measure(shm ? "bare shm" : udp ? "raw udp" : "raw tcp", raw, max, rounds, raw_cb, &rc);
+    flo->k = 0;
+    if (shm)
+        measure("floor", flo, max < FLOOR_MAX ? max : FLOOR_MAX, rounds, floor_cb, &ctl[0]);
     struct cmd q = { 'q', 0, 0 };
     write(ctl[0], &q, sizeof q);
     /* libam interfaces are separate per process: make a fresh one here */
@@ -410,14 +439,14 @@ int main(int argc, char **argv)
     printf("libam vs raw sockets (loopback) and bare shared memory, cores 0/1, busy polling, "
            "median of %d rounds\n", rounds);
     for (char *sp, *tr = strtok_r(list, ",", &sp); tr; tr = strtok_r(NULL, ",", &sp)) {
-        struct series raw, am;
+        struct series raw, am, flo;
         const char *trs[1] = { tr };
         int t = 0;
         if (strcmp(tr, "udp") && strcmp(tr, "tcp") && strcmp(tr, "shm")) {
             fprintf(stderr, "ambench: %s: not a transport (udp, tcp, shm)\n", tr);
             return 2;
         }
-        bench(trs[t], rounds, &raw, &am);
+        bench(trs[t], rounds, &raw, &am, &flo);
         printf("\n%s: %9s %12s %12s %7s %12s %12s %7s %9s %9s %7s\n", trs[t], "bytes", "raw_us",
                "libam_us", "ratio", "raw_MB/s", "libam_MB/s", "ratio", "raw_best", "am_best",
                "ratio");
@@ -426,6 +455,17 @@ int main(int argc, char **argv)
                    trs[t], raw.n[i], raw.lat[i], am.lat[i], am.lat[i] / raw.lat[i], raw.bw[i],
                    am.bw[i], am.bw[i] / raw.bw[i], raw.best[i], am.best[i],
                    am.best[i] / raw.best[i]);
+        if (flo.k) {   /* shm: bare, the protocol floor and libam, in microseconds */
+            printf("\n%s: %9s %9s %9s %9s %7s %7s %9s %9s %9s %7s %7s\n", trs[t], "bytes",
+                   "bare_us", "floor_us", "libam_us", "floor", "libam", "bare_best",
+                   "flr_best", "am_best", "floor", "libam");
+            for (int i = 0; i < flo.k; i++)
+                printf("%s: %9d %9.4f %9.4f %9.4f %6.2fx %6.2fx %9.4f %9.4f %9.4f %6.2fx %6.2fx\n",
+                       trs[t], flo.n[i], raw.lat[i], flo.lat[i], am.lat[i],
+                       flo.lat[i] / raw.lat[i], am.lat[i] / raw.lat[i], raw.best[i],
+                       flo.best[i], am.best[i], flo.best[i] / raw.best[i],
+                       am.best[i] / raw.best[i]);
+        }
     }
     return 0;
 }
