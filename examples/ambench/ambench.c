@@ -88,8 +88,9 @@ static ssize_t udp_spin(int fd, char *p, size_t n)
     }
 }
 
-/* op: 'p' ping-pong reps of n bytes, 's' stream reps of n bytes, 'q' quit */
-struct cmd { char op; int n, reps; };
+/* op: 'p' ping-pong reps of n bytes, 's' stream reps of n bytes, 'f' the protocol
+ * floor's ping-pong (floor.c, served by bare_server), 'q' quit */
+struct cmd { int op, n, reps; };   /* no padding: every byte written is set */
 
 static void raw_server(int fd, int udp, int ctl)
 {
