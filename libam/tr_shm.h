@@ -3,7 +3,8 @@
  * the segment's layout, the records in its rings and the hello and welcome
  * passed over the set-up socket.  A header of its own so that tests can
  * play a peer with well-formed bytes (tests/fuzz/fuzz_am_shm.c writes the
- * records a peer would, tests/integration/stranger_raw.c says a hello);
+ * records a peer would, tests/integration/stranger_raw.c says a hello,
+ * examples/ambench/floor.c measures the least these records cost);
  * nothing here is libam's API.
  */
 #ifndef TR_SHM_H

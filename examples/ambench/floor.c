@@ -5,9 +5,9 @@
  *
  * Every message here does what libam/tr_shm.c and libam/am_proto.c do for
  * a small AM, written as one straight function a side and nothing else:
- *   - records as in libam/tr_shm.h: a stamp stored last (position XOR a
- *     salt), kind and size, the ack of the other ring, a 32-byte header
- *     (length, seq, type, instance, handler, key), the payload; a ring
+ *   - libam's own records (struct rec, REC_LEN in libam/tr_shm.h): a stamp
+ *     stored last (position XOR a salt), kind and size, the ack of the
+ *     other ring, the AM header (struct amx_hdr), the payload; a ring
  *     starts over at its first line when the ack says it is empty, and
  *     the reader looks at both places;
  *   - checks: kind, size, the key, the length, the instance, the request
@@ -27,17 +27,16 @@
 #include <sys/mman.h>
 #include <time.h>
 #include "floor.h"
+#include "tr_shm.h"
 
 #define RING (64u << 10)
 #define DEPTH 8
+_Static_assert(FLOOR_MAX == AMX_PACK_MAX, "the floor measures libam's small AMs");
 
-struct f_hdr { uint32_t len, seq; uint8_t type, inst; uint16_t handler;
-               uint8_t pb, pb_inst; uint32_t pb_seq; uint8_t nblank, flags; uint64_t key; };
-struct f_rec { uint64_t stamp; uint32_t kind, size; uint64_t ack; };
+/* libam's ring header (only cons_sleeping and tail are used), then the data */
 struct f_ring {
-    _Alignas(128) uint32_t sleeping;   /* consumer: wake me */
-    _Alignas(128) uint64_t tail;       /* consumer: bytes done with */
-    _Alignas(128) char data[RING];
+    struct ring c;
+    _Alignas(LINE) char data[RING];
 };
 struct f_seg { struct f_ring ring[2]; };   /* [0] client to server, [1] back */
 
@@ -60,29 +59,27 @@ static struct f_ep me;
 static f_handler table[2];
 static volatile int pongs;
 
-#define REC_LEN(size) ((sizeof(struct f_rec) + (uint64_t)(size) + 63) & ~(uint64_t)63)
-
 /* Write one AM into the out ring: 0, or -1 when there is no room. */
-static __attribute__((noinline)) int put(struct f_ep *e, struct f_hdr *h, const char *d, uint32_t n)
+static __attribute__((noinline)) int put(struct f_ep *e, struct amx_hdr *h, const char *d, uint32_t n)
 {
-    uint64_t size = sizeof *h + n, need = REC_LEN(size);
+    uint64_t size = AMX_HDR + n, need = REC_LEN(size);
     if (e->tail_seen == e->head)
         e->wbase = e->head;
     uint64_t off = (e->head - e->wbase) & (RING - 1);
     if (RING - off < need || RING - (e->head - e->tail_seen) < need)
         return -1;
     char *at = e->out + off;
-    struct f_rec *r = (struct f_rec *)at;
+    struct rec *r = (struct rec *)at;
     h->key = e->peer_key;
-    memcpy(at + sizeof *r, h, sizeof *h);
-    memcpy(at + sizeof *r + sizeof *h, d, n);
-    r->kind = 1;
+    memcpy(at + sizeof *r, h, AMX_HDR);
+    memcpy(at + sizeof *r + AMX_HDR, d, n);
+    r->kind = REC_AM;
     r->size = (uint32_t)size;
     r->ack = e->released;
     __atomic_store_n(&r->stamp, e->head ^ e->salt, __ATOMIC_RELEASE);
     e->head += need;
     __atomic_thread_fence(__ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&e->oring->sleeping, __ATOMIC_ACQUIRE))
+    if (__atomic_load_n(&e->oring->c.cons_sleeping, __ATOMIC_ACQUIRE))
         return 1;   /* libam would write the peer's eventfd here */
     return 0;
 }
@@ -94,7 +91,7 @@ static __attribute__((noinline)) int request(struct f_ep *e, int handler, const 
     unsigned i = 0;
     while (e->slot[i].busy)
         i++;
-    struct f_hdr h = { .len = n, .seq = e->next_seq, .type = 1, .inst = (uint8_t)i,
+    struct amx_hdr h = { .len = n, .seq = e->next_seq, .type = AMX_REQ, .inst = (uint8_t)i,
                        .handler = (uint16_t)handler };
     if (put(e, &h, d, n) < 0)
         return -1;
@@ -109,7 +106,7 @@ static __attribute__((noinline)) int reply(struct f_tok *t, int handler, const c
     if (t->replied || n > FLOOR_MAX)
         return -1;
     t->replied = 1;
-    struct f_hdr h = { .len = n, .seq = t->seq, .type = 2, .inst = t->inst,
+    struct amx_hdr h = { .len = n, .seq = t->seq, .type = AMX_REP, .inst = t->inst,
                        .handler = (uint16_t)handler };
     return put(t->e, &h, d, n);
 }
@@ -118,29 +115,29 @@ static __attribute__((noinline)) int reply(struct f_tok *t, int handler, const c
 static __attribute__((noinline)) int poll_one(struct f_ep *e)
 {
     uint64_t want = e->rpos ^ e->salt;
-    struct f_rec *at = (struct f_rec *)(e->in + ((e->rpos - e->rbase) & (RING - 1)));
+    struct rec *at = (struct rec *)(e->in + ((e->rpos - e->rbase) & (RING - 1)));
     if (__atomic_load_n(&at->stamp, __ATOMIC_ACQUIRE) != want) {
-        at = (struct f_rec *)e->in;   /* started over? */
+        at = (struct rec *)e->in;   /* started over? */
         if (__atomic_load_n(&at->stamp, __ATOMIC_ACQUIRE) != want)
             return 0;
         e->rbase = e->rpos;
     }
     uint32_t size = at->size;
     uint64_t ack = at->ack;
-    struct f_hdr h;
+    struct amx_hdr h;
     char p[FLOOR_MAX];
-    if (at->kind != 1 || size < sizeof h || size > sizeof h + FLOOR_MAX)
+    if (at->kind != REC_AM || size < AMX_HDR || size > AMX_HDR + FLOOR_MAX)
         return -1;
-    memcpy(&h, at + 1, sizeof h);
-    if (h.key != e->my_key || h.len != size - sizeof h || h.inst >= DEPTH)
+    memcpy(&h, at + 1, AMX_HDR);
+    if (h.key != e->my_key || h.len != size - AMX_HDR || h.inst >= DEPTH)
         return -1;
-    memcpy(p, (char *)(at + 1) + sizeof h, h.len);
+    memcpy(p, (char *)(at + 1) + AMX_HDR, h.len);
     e->rpos += REC_LEN(size);
     if (ack - e->tail_seen <= e->head - e->tail_seen)
         e->tail_seen = ack;
     e->released = e->rpos;
-    struct f_tok t = { e, h.seq, h.inst, h.type != 1 };
-    if (h.type == 1) {
+    struct f_tok t = { e, h.seq, h.inst, h.type != AMX_REQ };
+    if (h.type == AMX_REQ) {
         if (h.seq != e->expect_seq)
             return -1;
         e->expect_seq++;
@@ -153,7 +150,7 @@ static __attribute__((noinline)) int poll_one(struct f_ep *e)
     e->in_handler++;
     table[h.handler & 1](&t, p, h.len);
     e->in_handler--;
-    __atomic_store_n(&e->iring->tail, e->rpos, __ATOMIC_RELEASE);
+    __atomic_store_n(&e->iring->c.tail, e->rpos, __ATOMIC_RELEASE);
     return 1;
 }
 
