@@ -26,6 +26,7 @@ examples_ambench_ambench_SOURCES = examples/ambench/ambench.c examples/ambench/f
 	examples/ambench/floor.h
 examples_ambench_ambench_CPPFLAGS = -I$(top_srcdir)/libam
 examples_ambench_ambench_LDADD = libam.la
+EXTRA_DIST += examples/ambench/periods.sh
 
 .PHONY: bench-am
 bench-am: examples/ambench/ambench
