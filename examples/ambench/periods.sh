@@ -41,8 +41,8 @@ awk '
     if ((f >= 0.15) != far || (l >= 0.15) != far) c = "moved"
     else c = far ? "far" : b >= 0.040 ? "mid" : "near"
     printf "bare %.4f  floor %.4f (%.2fx)  libam %.4f (%.2fx)  %s\n", b, f, f / b, l, l / b, c
-    mf = $6; ml = $7; sub(/x$/, "", mf); sub(/x$/, "", ml)   # the medians of rounds
-    n[c]++; nf[c] += f / b <= 2; nl[c] += l / b <= 2; mnf[c] += mf + 0 <= 2; mnl[c] += ml + 0 <= 2
+    # $6, $7: the medians of rounds as ratios ("1.88x", which awk reads as 1.88)
+    n[c]++; nf[c] += f / b <= 2; nl[c] += l / b <= 2; mnf[c] += $6 + 0 <= 2; mnl[c] += $7 + 0 <= 2
 }
 END {
     print ""
