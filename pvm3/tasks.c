@@ -199,17 +199,27 @@ int pvm_tidtohost(int tid)
     return tid & PVMI_TIDHOST;
 }
 
+/* As stock: the request is a call whose answer never comes.  The pvmd
+ * ends every task, this one included (SIGTERM), and exits; we keep
+ * reading its socket until then, so output or messages it still writes
+ * to us never meet a closed connection (which would drop the halt with
+ * it).  Only a caller that survives SIGTERM sees the call return: 0 once
+ * the pvmd has gone, as stock. */
 int pvm_halt(void)
 {
     int rc = pvmi_enter("pvm_halt");
     if (rc < 0)
         return rc;
-    struct pmsg *req = pvmi_xbuf();
-    rc = req ? pvmi_tm_send(TM_HALT, req) : PvmNoMem;
+    struct pmsg *req = pvmi_xbuf(), *rep = NULL;
+    if (!req)
+        return pvmi_err("pvm_halt", PvmNoMem);
+    rc = pvmi_tm_call(TM_HALT, req, &rep);
     pmsg_free(req);
-    /* the pvmd exits; our connection ends with it */
+    pmsg_free(rep);
     pvmi.dead = 1;
-    return rc < 0 ? pvmi_err("pvm_halt", rc) : 0;
+    if (rc == 0)   /* a pvmd that answered did not halt */
+        return pvmi_err("pvm_halt", PvmSysErr);
+    return 0;
 }
 
 int pvm_tickle(int narg, int *argp, int *nresp, int *resp)

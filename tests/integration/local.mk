@@ -200,3 +200,15 @@ tests_integration_hostfail_am_LDADD = libpvm3am.la
 tests_integration_hostfail_am_LDFLAGS = -no-install
 TESTS += tests/integration/hostfail.sh
 EXTRA_DIST += tests/integration/hostfail.sh
+
+# pvm_halt does not return while the VM halts, and the halt is never lost.
+check_PROGRAMS += tests/integration/halt_stock tests/integration/halt_am
+tests_integration_halt_stock_SOURCES = tests/integration/halt.c
+tests_integration_halt_stock_CPPFLAGS =
+tests_integration_halt_stock_LDADD = -lpvm3
+tests_integration_halt_am_SOURCES = tests/integration/halt.c
+tests_integration_halt_am_CPPFLAGS =
+tests_integration_halt_am_LDADD = libpvm3am.la
+tests_integration_halt_am_LDFLAGS = -no-install
+TESTS += tests/integration/halt.sh
+EXTRA_DIST += tests/integration/halt.sh
