@@ -1,8 +1,8 @@
 /*
  * cmd_trace.c - trace: show or change the trace mask, buffer and options
  * passed to spawned tasks (pvm_settmask(PvmTaskChild), PvmTraceBuffer,
- * PvmTraceOptions).  Stock tasks generate the events; libpvm3am tasks
- * keep the settings but generate none.
+ * PvmTraceOptions).  The tasks (stock or libpvm3am, pvm3/trace.c)
+ * generate the events.
  */
 #include <ctype.h>
 #include <stdio.h>

@@ -103,7 +103,7 @@ static const struct cons_cmd table[] = {
       "          ->               job output to the console\n"
       "          ->(file)         job output to a file\n"
       "          ->>(file)        job output appended to a file\n"
-      "          -@               trace the job (libpvm3am tasks make no events)\n"
+      "          -@               trace the job (events go to setopt's PvmTraceTid)\n"
       "          -!               this job with libpvm3am preloaded (pvmam-run)\n", 0 },
     { "tickle", cmd_tickle, "Ask the pvmd to do something (debugging)",
       "Syntax:  tickle how [ arg ... ]\n"

@@ -7,6 +7,7 @@
 #include <pvm3.h>
 #include "pmsg.h"
 #include "perr.h"
+#include "trace.h"
 
 static int valid_enc(int enc)
 {
@@ -16,6 +17,7 @@ static int valid_enc(int enc)
 
 int pvm_mkbuf(int enc)
 {
+    PVMI_TEV(pvmi_tev_buf1(TEV_MKBUF, enc));
     if (!valid_enc(enc))
         return pvmi_err("pvm_mkbuf", PvmBadParam);
     struct pmsg *m = pmsg_new(enc);
@@ -26,6 +28,7 @@ int pvm_mkbuf(int enc)
 
 int pvm_freebuf(int mid)
 {
+    PVMI_TEV(pvmi_tev_buf1(TEV_FREEBUF, mid));
     if (mid < 0)
         return pvmi_err("pvm_freebuf", PvmBadParam);
     if (mid == 0)
@@ -39,6 +42,7 @@ int pvm_freebuf(int mid)
 
 int pvm_initsend(int enc)
 {
+    PVMI_TEV(pvmi_tev_buf1(TEV_INITSEND, enc));
     if (!valid_enc(enc))
         return pvmi_err("pvm_initsend", PvmBadParam);
     struct pmsg *old = pmsg_sbuf();
@@ -53,12 +57,14 @@ int pvm_initsend(int enc)
 
 int pvm_getsbuf(void)
 {
+    PVMI_TEV(pvmi_tev_buf0(TEV_GETSBUF));
     struct pmsg *m = pmsg_sbuf();
     return m ? m->mid : 0;
 }
 
 int pvm_getrbuf(void)
 {
+    PVMI_TEV(pvmi_tev_buf0(TEV_GETRBUF));
     struct pmsg *m = pmsg_rbuf();
     return m ? m->mid : 0;
 }
@@ -66,6 +72,7 @@ int pvm_getrbuf(void)
 /* A buffer is either the send or the receive buffer, not both. */
 int pvm_setsbuf(int mid)
 {
+    PVMI_TEV(pvmi_tev_buf1(TEV_SETSBUF, mid));
     if (mid < 0)
         return pvmi_err("pvm_setsbuf", PvmBadParam);
     if (mid > 0 && !pmsg_find(mid))
@@ -77,6 +84,7 @@ int pvm_setsbuf(int mid)
 
 int pvm_setrbuf(int mid)
 {
+    PVMI_TEV(pvmi_tev_buf1(TEV_SETRBUF, mid));
     if (mid < 0)
         return pvmi_err("pvm_setrbuf", PvmBadParam);
     struct pmsg *m = NULL;
@@ -89,6 +97,7 @@ int pvm_setrbuf(int mid)
 
 int pvm_bufinfo(int mid, int *len, int *tag, int *tid)
 {
+    PVMI_TEV(pvmi_tev_bufinfo(mid, len, tag, tid));
     if (mid <= 0)
         return pvmi_err("pvm_bufinfo", PvmBadParam);
     struct pmsg *m = pmsg_find(mid);

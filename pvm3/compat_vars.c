@@ -30,9 +30,9 @@ int pvmnoreset;
 int pvmnoresetindex = -1;
 int pvmrescode;
 char *pvmmytaskname;
-/* Trace sinks of this task and of its children.  libpvm3am emits no trace
- * events: tev_begin() declines every event, so stock libgpvm3 seeing a
- * trace tid here asks and moves on; pvmtrccodef stays NULL. */
+/* Trace sinks of this task and of its children.  libpvm3am makes its own
+ * trace events (trace.c); tev_begin() below declines every event that
+ * stock libgpvm3 would pack through pvmtrccodef, which stays NULL. */
 struct Pvmtracer pvmtrc, pvmctrc;
 void *pvmtrccodef;
 
@@ -74,9 +74,11 @@ void pvmi_compat_publish(void)
     pvmctrc.trcopt = pvmi.c_trcopt;
     memcpy(pvmtrc.tmask, pvmi.tmask, sizeof pvmtrc.tmask);
     memcpy(pvmctrc.tmask, pvmi.tmask, sizeof pvmctrc.tmask);
+    pvmi_tev_update();
 }
 
 /* Stock's trace-event entry points, called by stock libgpvm3 only when
- * pvmtrc names a tracer: we never start an event. */
+ * pvmtrc names a tracer: we start no event for it (its records would be
+ * packed through stock's own encoder table). */
 int tev_begin(int kind, int entry_exit) { return 0; }
 int tev_fin(void) { return 0; }

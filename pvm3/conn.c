@@ -263,6 +263,7 @@ int pvmi_beatask(void)
 
 int pvm_mytid(void)
 {
+    PVMI_TEV(pvmi_tev_mytid());
     int rc = pvmi_enter("pvm_mytid");
     if (rc < 0)
         return rc;
@@ -271,6 +272,7 @@ int pvm_mytid(void)
 
 int pvm_parent(void)
 {
+    PVMI_TEV(pvmi_tev_parent());
     int rc = pvmi_enter("pvm_parent");
     if (rc < 0)
         return rc;
@@ -298,6 +300,7 @@ void pvmi_mhf_clear(void);        /* mhf.c */
 
 int pvm_exit(void)
 {
+    PVMI_TEV(pvmi_tev_exit());
     if (pvmi.tid <= 0)
         return 0;
     pvmi_catchout_flush();

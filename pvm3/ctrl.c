@@ -38,6 +38,7 @@ static void siblings(struct pmsg *m)
     pvmi.siblings = t;
     pvmi.nsiblings = n;
     pvmi_compat_publish();
+    pvmi_tev_siblings(m, n);
 }
 
 void pvmi_catchout_msg(struct pmsg *m);   /* catchout.c */

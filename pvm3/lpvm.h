@@ -13,6 +13,7 @@
 #include "perr.h"
 #include "tid.h"
 #include "route.h"
+#include "trace.h"
 
 
 #define PVMI_FRAGHDR 16

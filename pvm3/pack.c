@@ -5,6 +5,7 @@
 #include <pvm3.h>
 #include "pack.h"
 #include "perr.h"
+#include "trace.h"
 
 const size_t pvmi_type_size[PVMI_NTYPES] = {
     [PVMI_BYTE] = 1, [PVMI_SHORT] = sizeof(short), [PVMI_USHORT] = sizeof(short),
@@ -60,26 +61,33 @@ int pvmi_upk(const char *fn, enum pvmi_type t, void *p, int n, int stride)
     return pvmi_err(fn, pvmi_codec_upk(m)->upk(m, t, p, n, stride));
 }
 
-#define PK_UPK(name, ctype, type)                                        \
+#define PK_UPK(name, NAME, ctype, type)                                        \
     int pvm_pk##name(ctype *p, int n, int stride)                        \
-    { return pvmi_pk("pvm_pk" #name, type, p, n, stride); }               \
+    {                                                                    \
+        PVMI_TEV(pvmi_tev_pk(TEV_PK##NAME, 0, p, n, stride));            \
+        return pvmi_pk("pvm_pk" #name, type, p, n, stride);              \
+    }                                                                    \
     int pvm_upk##name(ctype *p, int n, int stride)                       \
-    { return pvmi_upk("pvm_upk" #name, type, p, n, stride); }
+    {                                                                    \
+        PVMI_TEV(pvmi_tev_pk(TEV_UPK##NAME, 1, p, n, stride));           \
+        return pvmi_upk("pvm_upk" #name, type, p, n, stride);            \
+    }
 
-PK_UPK(byte, char, PVMI_BYTE)
-PK_UPK(short, short, PVMI_SHORT)
-PK_UPK(ushort, unsigned short, PVMI_USHORT)
-PK_UPK(int, int, PVMI_INT)
-PK_UPK(uint, unsigned int, PVMI_UINT)
-PK_UPK(long, long, PVMI_LONG)
-PK_UPK(ulong, unsigned long, PVMI_ULONG)
-PK_UPK(float, float, PVMI_FLOAT)
-PK_UPK(double, double, PVMI_DOUBLE)
-PK_UPK(cplx, float, PVMI_CPLX)
-PK_UPK(dcplx, double, PVMI_DCPLX)
+PK_UPK(byte, BYTE, char, PVMI_BYTE)
+PK_UPK(short, SHORT, short, PVMI_SHORT)
+PK_UPK(ushort, USHORT, unsigned short, PVMI_USHORT)
+PK_UPK(int, INT, int, PVMI_INT)
+PK_UPK(uint, UINT, unsigned int, PVMI_UINT)
+PK_UPK(long, LONG, long, PVMI_LONG)
+PK_UPK(ulong, ULONG, unsigned long, PVMI_ULONG)
+PK_UPK(float, FLOAT, float, PVMI_FLOAT)
+PK_UPK(double, DOUBLE, double, PVMI_DOUBLE)
+PK_UPK(cplx, CPLX, float, PVMI_CPLX)
+PK_UPK(dcplx, DCPLX, double, PVMI_DCPLX)
 
 int pvm_pkstr(char *s)
 {
+    PVMI_TEV(pvmi_tev_pkstr(TEV_PKSTR, s));
     struct pmsg *m = pmsg_sbuf();
     if (!m)
         return pvmi_err("pvm_pkstr", PvmNoBuf);
@@ -90,6 +98,7 @@ int pvm_pkstr(char *s)
 
 int pvm_upkstr(char *s)
 {
+    PVMI_TEV(pvmi_tev_pkstr(TEV_UPKSTR, s));
     struct pmsg *m = pmsg_rbuf();
     if (!m)
         return pvmi_err("pvm_upkstr", PvmNoBuf);

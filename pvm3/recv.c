@@ -73,6 +73,7 @@ static int take(struct pmsg *m)
 
 int pvm_recv(int tid, int tag)
 {
+    PVMI_TEV(pvmi_tev_recv(TEV_RECV, tid, tag, NULL));
     struct pmsg *m;
     int rc = wait_match("pvm_recv", tid, tag, -1, &m);
     return rc < 0 ? rc : take(m);
@@ -80,6 +81,7 @@ int pvm_recv(int tid, int tag)
 
 int pvm_nrecv(int tid, int tag)
 {
+    PVMI_TEV(pvmi_tev_recv(TEV_NRECV, tid, tag, NULL));
     struct pmsg *m;
     int rc = wait_match("pvm_nrecv", tid, tag, 0, &m);
     return rc < 0 ? rc : m ? take(m) : 0;
@@ -87,6 +89,7 @@ int pvm_nrecv(int tid, int tag)
 
 int pvm_trecv(int tid, int tag, struct timeval *tmout)
 {
+    PVMI_TEV(pvmi_tev_recv(TEV_TRECV, tid, tag, tmout));
     struct pmsg *m;
     long ms = -1;
     if (tmout) {
@@ -100,6 +103,7 @@ int pvm_trecv(int tid, int tag, struct timeval *tmout)
 
 int pvm_probe(int tid, int tag)
 {
+    PVMI_TEV(pvmi_tev_recv(TEV_PROBE, tid, tag, NULL));
     struct pmsg *m;
     int rc = wait_match("pvm_probe", tid, tag, 0, &m);
     return rc < 0 ? rc : m ? m->mid : 0;
@@ -140,6 +144,7 @@ static int precv_wait(int src, int tag, int bytes_only, void *buf, size_t cap,
 int pvm_precv(int tid, int tag, void *buf, int len, int type,
               int *rtid, int *rtag, int *rlen)
 {
+    PVMI_TEV(pvmi_tev_precv(tid, tag, buf, len, type, rtid, rtag, rlen));
     size_t es = pvmi_psend_size(type);
     if (!es || len < 0 || (len > 0 && !buf))
         return pvmi_err("pvm_precv", PvmBadParam);

@@ -119,9 +119,7 @@ int pvm_reg_rm(struct pvmhostinfo **hip)
     return pvmi_err("pvm_reg_rm", rc);
 }
 
-/* ---- trace masks: kept and handed to children; we emit no events ------ */
-
-static char self_mask[TEV_MASK_LENGTH];
+/* ---- trace masks: this task's own (trace.c) and its children's ------- */
 
 static char *mask_of(int who)
 {
@@ -129,13 +127,13 @@ static char *mask_of(int who)
         return pvmi.tmask;
     if (who != PvmTaskSelf)
         return NULL;
-    if (!self_mask[0]) {
+    if (!pvmi_tev_self_mask[0]) {
         if (pvmi.tmask[0])
-            memcpy(self_mask, pvmi.tmask, TEV_MASK_LENGTH);
+            memcpy(pvmi_tev_self_mask, pvmi.tmask, TEV_MASK_LENGTH);
         else
-            TEV_MASK_INIT(self_mask);
+            TEV_MASK_INIT(pvmi_tev_self_mask);
     }
-    return self_mask;
+    return pvmi_tev_self_mask;
 }
 
 int pvm_gettmask(int who, Pvmtmask tmask)

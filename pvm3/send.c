@@ -7,6 +7,7 @@
 #include <string.h>
 #include "lpvm.h"
 #include "route_int.h"
+#include "trace.h"
 
 static int check_dst(int tid)
 {
@@ -18,6 +19,7 @@ static int check_dst(int tid)
 
 int pvm_send(int tid, int tag)
 {
+    PVMI_TEV(pvmi_tev_send(tid, tag));
     int rc = pvmi_enter("pvm_send");
     if (rc < 0)
         return rc;
@@ -53,6 +55,7 @@ size_t pvmi_psend_size(int type)
 /* Raw bytes straight from the user's array: no packing, no copy. */
 int pvm_psend(int tid, int tag, void *buf, int len, int type)
 {
+    PVMI_TEV(pvmi_tev_psend(tid, tag, buf, len, type));
     int rc = pvmi_enter("pvm_psend");
     if (rc < 0)
         return rc;
@@ -146,6 +149,7 @@ int pvmi_mcast(const int *tids, int n, struct pmsg *m)
 
 int pvm_mcast(int *tids, int ntask, int tag)
 {
+    PVMI_TEV(pvmi_tev_mcast(tids, ntask, tag));
     int rc = pvmi_enter("pvm_mcast");
     if (rc < 0)
         return rc;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lpvm.h"
+#include "trace.h"
 
 int pvmi_mcast(const int *tids, int n, struct pmsg *m);
 extern char **environ;
@@ -72,6 +73,7 @@ static void send_siblings(const int *tids, int n)
 
 int pvm_spawn(char *file, char **argv, int flags, char *where, int count, int *tids)
 {
+    PVMI_TEV(pvmi_tev_spawn(file, argv, flags, where, count, tids));
     int rc = pvmi_enter("pvm_spawn");
     if (rc < 0)
         return rc;

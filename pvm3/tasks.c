@@ -87,6 +87,7 @@ static void free_hosts(void)
 
 int pvm_config(int *nhostp, int *narchp, struct pvmhostinfo **hostp)
 {
+    PVMI_TEV(pvmi_tev_config(nhostp, narchp, hostp));
     struct pmsg *rep;
     int rc = pvmi_enter("pvm_config");
     if (rc < 0 || (rc = pvmi_tm_ask("pvm_config", TM_CONFIG, pvmi_xbuf(), &rep)) < 0)
@@ -265,12 +266,14 @@ int pvm_archcode(char *arch)
 
 int pvm_getcontext(void)
 {
+    PVMI_TEV(pvmi_tev_buf0(TEV_GETCONTEXT));
     int rc = pvmi_enter("pvm_getcontext");
     return rc < 0 ? rc : pvmi.ctx;
 }
 
 int pvm_setcontext(int ctx)
 {
+    PVMI_TEV(pvmi_tev_buf1(TEV_SETCONTEXT, ctx));
     int rc = pvmi_enter("pvm_setcontext");
     if (rc < 0)
         return rc;

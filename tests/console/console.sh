@@ -51,6 +51,9 @@ script() {  # out console...
       cons_cmd "delete bogus.invalid" &&
       cons_cmd "spawn -> /usr/bin/hello.pvm" &&
       cons_wait "^\[1\] finished" &&
+      cons_cmd "spawn --host=127.0.0.1 -> /usr/bin/hello.pvm" &&
+      cons_cmd "spawn --host=127.0.0.1:/tmp -> /usr/bin/hello.pvm" &&
+      cons_cmd "kill t7ffff" &&
       cons_cmd "spawn -2 $W/sleeper 67"; } || fail "$out: script stopped"
     tid=$(sed -n 's/^\(t[0-9a-f]*\)$/\1/p' "$out" | tail -1)
     cons_cmd "ps -a"
@@ -176,7 +179,6 @@ expect "pstat" "^pstat: wrong #args$"
 expect "kill zz" "^kill: zz: not a task id$"
 expect "sig x 40001" "^sig: x: not a signal number$"
 expect "pstat 7ffff" "No such task"
-expect "kill 7ffff" "^kill: t7ffff: No such task$"
 expect "sig 9 7ffff" "^sig: t7ffff: No such task$"
 expect "amstat 7ffff" "^amstat: t7ffff: No such task$"
 expect "amstat q" "^amstat: q: not a task id$"

@@ -5,5 +5,6 @@ check_PROGRAMS += tests/console/amjob
 tests_console_amjob_SOURCES = tests/console/amjob.c
 tests_console_amjob_LDADD = libpvm3am.la
 tests_console_amjob_LDFLAGS = -no-install
-TESTS += tests/console/console.sh tests/console/preload.sh
-EXTRA_DIST += tests/console/console.sh tests/console/preload.sh tests/console/lib.sh
+TESTS += tests/console/console.sh tests/console/preload.sh tests/console/trace.sh
+EXTRA_DIST += tests/console/console.sh tests/console/preload.sh tests/console/lib.sh \
+	tests/console/trace.sh
