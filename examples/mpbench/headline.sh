@@ -50,6 +50,6 @@ END {
         if (ok(r[k]) && ok(r["stock-direct pack"]))
             line = line sprintf(" Packed messages: %.0f MB/s against stock direct %.0f (%s).", r[k], r["stock-direct pack"], x(r[k] / r["stock-direct pack"]))
     }
-    line = line " Failed configurations: " (failed == "" ? "none." : failed " (figures made from the others).")
+    line = line " Failed configurations: " (failed == "" ? "none." : failed "; the figures use every run that finished.")
     print line
 }' "$1"
