@@ -2,7 +2,7 @@
  * jobs.c - jobs whose output comes to the console (spawn ->, ->file,
  * ->>file).  Each job has its own output tag; the pvmd sends its tasks'
  * output there (body: int tid, then int n > 0 and n bytes, or 0 for end of
- * output, -1 task spawned, -2 new task, see tests/../README "console").
+ * output, -1 task spawned, -2 new task, see man/pvmam.1).
  * Lines are shown as "[job:tid] text", "[job:tid] EOF" when a task closes
  * its output, and "[job] finished" when all of the job's tasks have.
  */

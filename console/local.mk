@@ -1,4 +1,4 @@
-# console: pvmam, the PVM console over libpvm3am (README "The console").
+# console: pvmam, the PVM console over libpvm3am (man/pvmam.1).
 bin_PROGRAMS += console/pvmam
 console_pvmam_SOURCES = console/cons.h console/main.c console/input.c console/cmdtab.c \
 	console/util.c console/jobs.c console/cmd_host.c console/cmd_task.c \

@@ -47,7 +47,8 @@ examples_mpbench_mpbench_am_LDADD = libpvm3am.la -lm
 examples_mpbench_mpbench_am_LDFLAGS = -no-install
 examples_mpbench_rawbench_SOURCES = examples/mpbench/rawbench.c $(MPBENCH_COMMON)
 examples_mpbench_rawbench_LDADD = -lm
-EXTRA_DIST += examples/mpbench/run.sh examples/mpbench/report.sh examples/mpbench/plot.sh
+EXTRA_DIST += examples/mpbench/run.sh examples/mpbench/report.sh examples/mpbench/plot.sh \
+	examples/mpbench/headline.sh
 
 # The same benchmark against MPI, built only where configure found mpicc:
 # mpicc's flags, taken from the wrapper itself, so no other object changes.

@@ -2,7 +2,7 @@
  * compat.h - stock libpvm3's other exported names (no installed header
  * declares them): variables and helpers that programs, stock libfpvm3 and
  * stock libgpvm3 reference.  Defined in compat_vars.c, compat_util.c,
- * compat_log.c and compat_task.c; README "Stock symbols" lists them and
+ * compat_log.c and compat_task.c; docs/compat.md "Stock symbols" lists them and
  * the stock internals left out.
  */
 #ifndef PVM3_COMPAT_H

@@ -6,7 +6,7 @@
  * across cores costs ~20 us here, a message ~5 us.  It costs dearly when
  * tasks outnumber cores: the spinner holds the core its sender needs.
  * The policies below were measured against each other with MPBench
- * (README, "Waiting"); the default gives the core away (sched_yield)
+ * (docs/am-route.md, "Waiting"); the default gives the core away (sched_yield)
  * while it spins, so a runnable peer never waits for it, and yields less
  * often while nobody else wants the core (yield_core).  PVMAM_WAIT
  * (pvmam/config.c) picks another.

@@ -20,7 +20,12 @@
  *                    default 30000): a silent peer is declared dead after
  *                    at most about twice this; sends to it then fail with
  *                    PvmNoTask.  Over tcp a lost connection is seen at once.
- *   PVMAM_VERBOSE    1: print connection events on stderr
+ *   PVMAM_VERBOSE    1: print connection events on stderr, and the
+ *                    task's message totals at exit
+ *   PVMAM_WAIT       how a waiting task spins before it sleeps: yield
+ *                    (default), spin, block, idle, adapt or auto
+ * An empty value is the default; a bad one prints one line and the task
+ * runs without AM.  Every setting: libpvm3am(7).
  */
 #ifndef PVMAM_H
 #define PVMAM_H
@@ -35,8 +40,9 @@ extern "C" {
  * tasks calls it: the task without a PVM parent is the master and the
  * others must be its children.  Children send their address to the master,
  * the master tells every pair to connect (the larger tid accepts).  Returns
- * 0, or a PVM error code (PvmNoParent without a master, PvmBadParam, or
- * PvmSysErr when the job did not assemble within PVMAM_TIMEOUT). */
+ * 0, or a PVM error code (PvmBadParam, PvmMismatch when the tasks passed
+ * different ntasks, or PvmSysErr when the job did not assemble within
+ * PVMAM_TIMEOUT); pvmam_init(3). */
 int pvmam_init(int ntasks);
 
 /* The transports in use, as PVMAM_TRANSPORT names them ("shm,tcp",

@@ -24,7 +24,7 @@
 #define PVMX_ADDRS_MAX (PVMX_NIFC * AM_ADDR_MAX)
 
 /* Without PVMAM_TRANSPORT: shm to peers on this host, tcp to the others
- * (the fastest correct choice, README "PVMAM_TRANSPORT"). */
+ * (the fastest correct choice, docs/performance.md, "Why shm,tcp is the default"). */
 #define PVMX_DEFAULT_TRANSPORT "shm,tcp"
 /* Fragment payload over shm: as the daemon route, messages up to 16 MiB
  * go whole (one copy, one handshake) */

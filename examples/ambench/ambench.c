@@ -257,7 +257,12 @@ static int reps_for(int n, char op) { return op == 'p' ? (n < 65536 ? 3000 : 300
 static void measure(const char *what, struct series *s, int max, int rounds,
                     double (*run)(void *, char, int, int), void *ctx)
 {
+    /* a live '\r' line on a terminal; one line per series in a log, where
+     * the '\r's would make one endless line */
+    int live = isatty(2);
     s->k = 0;
+    if (!live)
+        fprintf(stderr, "  %s: 8..%d bytes\n", what, max);
     for (int n = 8; n <= max; n *= 4) {
         double lat[16], bw[16];
         for (int r = 0; r < rounds; r++) {
@@ -279,9 +284,11 @@ static void measure(const char *what, struct series *s, int max, int rounds,
         s->lat[s->k] = lat[rounds / 2];
         s->bw[s->k] = bw[rounds / 2];
         s->k++;
-        fprintf(stderr, "\r%-8s %8d bytes", what, n);
+        if (live)
+            fprintf(stderr, "\r%-8s %8d bytes", what, n);
     }
-    fprintf(stderr, "\r%40s\r", "");
+    if (live)
+        fprintf(stderr, "\r%40s\r", "");
 }
 
 struct rawctx { int fd, udp, ctl; };

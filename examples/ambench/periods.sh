@@ -4,7 +4,7 @@
 #
 # On a VM the two vCPUs move between host cores: a bare cache-line ping-pong takes
 # about 0.03 us in some minutes, 0.045 in others and 0.19 when they are far apart
-# (README, "Against Open MPI").  Each message's own work, from seeing a record to
+# (docs/performance.md, 2026-11-25).  Each message's own work, from seeing a record to
 # publishing the answer, costs about the same time whatever the line does, so whether
 # a path stays within 2x depends on the minute.  This runs `ambench 3 shm 8` RUNS times
 # (default 20), GAP_SECONDS apart (default 10), prints each run's fastest-round times

@@ -98,7 +98,8 @@ table() {  # title, file suffix, awk format of one cell from $2 $3 $4 $5
                 s = sz[k]; ours = t[def " " s]; best = ""
                 for (j = 1; j <= n; j++)
                     if (cl[j] ~ /^stock/ && ((cl[j] " " s) in t) && (best == "" || t[cl[j] " " s] < best)) best = t[cl[j] " " s]
-                printf "\n== oversubscribed: %d slaves (+ master) on %d cpus, %s (the default transport)\n", s, ncpu, def
+                printf "\n== oversubscribed: %d slaves (+ master) on %d cpus, %s%s\n", s, ncpu, def,
+                    def == "am-default" ? " (the default transports, shm,tcp)" : " (am-default, the default shm,tcp, did not run)"
                 if (best != "") printf "   against stock best at %d slaves: %.4f s vs %.4f s (%.2fx)\n", s, ours, best, best / ours
                 if ((def " 2") in t) printf "   against its own time at 2 slaves: %.4f s vs %.4f s (%.2fx of it)\n", ours, t[def " 2"], ours / t[def " 2"]
             }

@@ -175,10 +175,40 @@ void mpb_series_close(struct mpb_series *s)
     s->dat = s->runs = NULL;
 }
 
+/* On a terminal a live line rewritten with '\r' at every size; anywhere
+ * else (a CI log, `| tee`) the '\r's would pile up into one line of many
+ * kilobytes, so each series gets one short line of its own instead. */
+static int progress_live(void)
+{
+    static int live = -1;
+    if (live < 0)
+        live = isatty(2);
+    return live;
+}
+
 void mpb_progress(const struct mpb_opts *o, const char *name, long size)
 {
-    if (!o->quiet)
+    static char last[64];
+    static double t0;
+    if (o->quiet)
+        return;
+    if (progress_live()) {
         fprintf(stderr, "\r%-24s %10ld bytes  ", name, size);
+        return;
+    }
+    if (!t0)
+        t0 = mpb_now();
+    if (!strncmp(last, name, sizeof last - 1))
+        return;
+    snprintf(last, sizeof last, "%s", name);
+    fprintf(stderr, "  %s: %d size%s from %ld bytes (%.0f s)\n", name, o->nsizes,
+            o->nsizes == 1 ? "" : "s", size, mpb_now() - t0);
+}
+
+void mpb_progress_done(const struct mpb_opts *o)
+{
+    if (!o->quiet && progress_live())
+        fprintf(stderr, "\r%50s\r", "");
 }
 
 int mpb_iters_for(const struct mpb_opts *o, double warm_secs, int warm_iters)

@@ -57,7 +57,10 @@ int mpb_series_open(struct mpb_series *s, const struct mpb_opts *o, const char *
 /* Reports the n timed runs v[] of one size (sorts them). */
 void mpb_series_point(struct mpb_series *s, long size, double *v, int n, int iters);
 void mpb_series_close(struct mpb_series *s);
+/* Progress on stderr: a live line on a terminal, else one line per series. */
 void mpb_progress(const struct mpb_opts *o, const char *name, long size);
+/* Clears the live line (terminal only). */
+void mpb_progress_done(const struct mpb_opts *o);
 
 /* Iterations for a timed run, from the duration of the warm-up. */
 int mpb_iters_for(const struct mpb_opts *o, double warm_secs, int warm_iters);

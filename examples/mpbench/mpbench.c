@@ -386,8 +386,7 @@ int main(int argc, char **argv)
             mpb_series_close(&s);
         }
     }
-    if (!o.quiet)
-        fprintf(stderr, "\r%50s\r", "");
+    mpb_progress_done(&o);
     int stop[5] = { -1, 0, 0, 0, 0 };
     CK(pvm_initsend(PvmDataDefault));
     CK(pvm_pkint(stop, 5, 1));

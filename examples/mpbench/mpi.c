@@ -293,8 +293,7 @@ int main(int argc, char **argv)
         }
         mpb_series_close(&s);
     }
-    if (!o.quiet)
-        fprintf(stderr, "\r%50s\r", "");
+    mpb_progress_done(&o);
     int stop[4] = { -1, 0, 0, 0 };
     for (int s = 1; s < nranks; s++)
         CK(MPI_Send(stop, 4, MPI_INT, s, TAG_CMD, MPI_COMM_WORLD));

@@ -362,8 +362,7 @@ int main(int argc, char **argv)
         }
         mpb_series_close(&s);
     }
-    if (!o.quiet)
-        fprintf(stderr, "\r%50s\r", "");
+    mpb_progress_done(&o);
     struct cmd q = { -1, 0, 0 };
     if (write(ctl[0], &q, sizeof q) < 0)
         kill(pid, SIGTERM);

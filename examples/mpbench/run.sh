@@ -181,8 +181,12 @@ bash "$here/report.sh" "$OUTDIR" $CONFIGS || exit 1
 bash "$here/plot.sh" "$OUTDIR" $CONFIGS || say "no figures (gnuplot missing or failed)"
 cat "$OUTDIR/summary.txt"
 say "done: $OUTDIR/summary.txt, $OUTDIR/*.png, $OUTDIR/dat/"
-if [ -s "$OUTDIR/failed" ]; then
-    say "FAILED configurations: $(sort -u "$OUTDIR/failed" | tr '\n' ' ')"
+failed=
+[ -s "$OUTDIR/failed" ] && failed=$(sort -u "$OUTDIR/failed" | paste -sd' ')
+echo
+bash "$here/headline.sh" "$OUTDIR/metrics.dat" "$failed" | fold -s -w 100
+if [ -n "$failed" ]; then
+    say "FAILED configurations: $failed"
     exit 1
 fi
 exit 0
