@@ -54,8 +54,9 @@ static const struct cons_cmd table[] = {
     { "names", cmd_names, "List mailbox names", "Syntax:  names [ pattern ]\n", 0 },
     { "preload", cmd_preload, "Show or set: spawn runs programs with libpvm3am preloaded",
       "Syntax:  preload [ on | off ]\n"
-      "With on, spawn starts each program through pvmam-run, so unmodified\n"
-      "stock-linked programs take the AM fast path (LD_PRELOAD of libpvm3am).\n", 0 },
+      "With on, spawn exports LD_PRELOAD with libpvm3am to the tasks it starts\n"
+      "(through PVM_EXPORT), so unmodified stock-linked programs take the AM\n"
+      "fast path.\n", 0 },
     { "ps", cmd_ps, "List tasks",
       "Syntax:  ps [ -alx ] [ -hhost-tid ] [ -nhost-name ]\n"
       "Options:  -a       all hosts (default: this host)\n"

@@ -3,7 +3,7 @@
 #   scripts/quickstart.sh bench   install deps, build, run the MPBench comparison (the main job)
 #   scripts/quickstart.sh check   install deps, build, run the whole test suite, then
 #                                 again under ASan + UBSan (SANITIZE=0 skips that)
-# Extra arguments after the target are passed to make (e.g. QUICK=1).
+# Extra arguments after the target are passed to make (e.g. BENCH_QUICK=1).
 set -eu
 target=${1:-check}; [ $# -gt 0 ] && shift
 top=$(cd "$(dirname "$0")/.." && pwd)
