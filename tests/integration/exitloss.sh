@@ -1,20 +1,20 @@
 #!/bin/sh
 # A result sent right before pvm_exit must arrive (tests/integration/exitloss.c):
-# over each transport and the default, EXITLOSS_ROUNDS rounds (default 150,
-# a few seconds each) of 2 children that print ~250 KB to a catchout master,
+# over each transport and the default, EXITLOSS_ROUNDS rounds (default 400,
+# about 2 s per transport) of 2 children that print ~250 KB to a catchout master,
 # send 10,000 doubles and exit at once.  Every result is checked; a lost one
 # fails after EXITLOSS_WAIT seconds (default 10), never hangs.  More rounds:
 #   EXITLOSS_ROUNDS=2000 make check TESTS=tests/integration/exitloss.sh
 . "$top_srcdir/tests/lib/pvmvm.sh"
 B=$top_builddir/tests/integration
-ROUNDS=${EXITLOSS_ROUNDS:-150} WAIT=${EXITLOSS_WAIT:-10}
+ROUNDS=${EXITLOSS_ROUNDS:-400} WAIT=${EXITLOSS_WAIT:-10}
 vm_start || exit 99
 cp "$B/exitloss_am" "$VM_BIN/"
 rc=0
 for t in ${EXITLOSS_TRANSPORTS:-shm tcp udp default}; do
     if [ $t = default ]; then unset PVMAM_TRANSPORT; else export PVMAM_TRANSPORT=$t; fi
     echo "== PVMAM_TRANSPORT=$t"
-    timeout $((ROUNDS * 2 + 120)) "$VM_BIN/exitloss_am" exitloss_am $ROUNDS $WAIT ||
+    timeout $((ROUNDS + 120)) "$VM_BIN/exitloss_am" exitloss_am $ROUNDS $WAIT ||
         { echo "FAILED over $t"; rc=1; }
 done
 exit $rc
