@@ -254,6 +254,35 @@ fail:
     pvmx_ctrl_replay_early();   /* refuses any CONN that came meanwhile */
 }
 
+/* pvm_exit, before it tells the pvmd (route.h flush): wait until every
+ * AM we sent is acknowledged, at most PVMAM_TIMEOUT.  A receiver
+ * acknowledges once the handler ran, so the message is its own then.
+ * The pvmd reports our exit to peers watching us (link.c watch_exit),
+ * which then close their links; were our last AMs still in flight (a
+ * tcp stream half read, a udp AM lost once), the exit notice would
+ * overtake them.  No cycle of waits: a task acknowledges whenever it
+ * polls (every PVM or libam wait, and am_event_fd before it blocks),
+ * and we poll every source meanwhile (pvmi_progress). */
+static void r_flush(void *ctx)
+{
+    (void)ctx;
+    if (!pvmx.on)
+        return;
+    long long end = pvmx_now_ms() + pvmx.cfg.timeout_ms;
+    for (;;) {
+        unsigned out = 0;
+        for (int i = 0; i < pvmx.nifc; i++)
+            out += am_outstanding(pvmx.ifc[i]);
+        long long left = end - pvmx_now_ms();
+        if (!out)
+            return;
+        if (left <= 0 || pvmi_progress(left < 100 ? (int)left : 100) < 0)
+            break;
+    }
+    pvmx_log("exit: not every AM we sent was acknowledged within %u ms",
+             pvmx.cfg.timeout_ms);
+}
+
 static void r_exit(void *ctx)
 {
     (void)ctx;
@@ -288,6 +317,7 @@ const struct pvm_route_ops pvmx_am_route = {
     .filter = r_filter,
     .sent_daemon = r_sent_daemon,
     .settle = pvmx_settle,
+    .flush = r_flush,
     .on_connect = r_connect,
     .on_exit = r_exit,
     .mbox_prefix = PVMAM_MBOX_PREFIX,
