@@ -13,12 +13,18 @@
  * round with pvm_trecv, at most WAIT_S seconds (default 10) each: a
  * result that does not come is reported as lost, never waited for; one
  * that comes damaged is reported too.  Prints "PASS" or "FAIL: ..." and
- * the counts.  The children's output goes to EXITLOSS_OUT if set (a file),
- * else to /dev/null.
+ * the counts.  Then a child streaming 4 MiB messages is killed
+ * (SIGKILL) in the middle of one: the master must hear of its exit and
+ * stop reading from it within KILL_MS (its half message dropped, never a
+ * hang), and further sends to it must return at once.  The children's
+ * output goes to EXITLOSS_OUT if set (a file), else to /dev/null.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <sys/time.h>
 #include <pvm3.h>
 
@@ -27,6 +33,11 @@
 #define NLINES 10000
 #define TAG_JOB 1
 #define TAG_RES 3
+#define TAG_PID 4
+#define TAG_BIG 5
+#define TAG_GONE 6
+#define BIG (4 << 20)
+#define KILL_MS 3000   /* below PVMAM_TIMEOUT in exitloss.sh: not its expiry */
 
 static double val(int seed, int i) { return seed * 0.5 + i * 1.25 + (i % 7) * 1e-3; }
 
@@ -60,6 +71,65 @@ static int child(void)
     pvm_send(parent, TAG_RES);
     pvm_exit();   /* at once: what was sent must still arrive */
     return 0;
+}
+
+/* Streams BIG-byte messages to the master until killed (60 s at most). */
+static int streamer(void)
+{
+    int parent = pvm_parent(), pid = (int)getpid();
+    char *buf = calloc(1, BIG);
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(&pid, 1, 1);
+    pvm_send(parent, TAG_PID);
+    for (time_t end = time(NULL) + 60; buf && time(NULL) < end;)
+        if (pvm_psend(parent, TAG_BIG, buf, BIG, PVM_BYTE) < 0)
+            break;
+    free(buf);
+    pvm_exit();
+    return 0;
+}
+
+static long long ms_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* A sender killed while streaming; 0 if the master got over it in time. */
+static int killed(const char *self)
+{
+    int tid, pid = 0;
+    if (pvm_spawn((char *)self, (char *[]){ "streamer", NULL }, PvmTaskDefault, "", 1, &tid) != 1)
+        return fprintf(stderr, "exitloss: cannot spawn the streamer\n"), 1;
+    pvm_notify(PvmTaskExit, TAG_GONE, 1, &tid);
+    struct timeval tv = { 20, 0 };
+    if (pvm_trecv(tid, TAG_PID, &tv) <= 0 || pvm_upkint(&pid, 1, 1) < 0 || pid <= 0 ||
+        pvm_trecv(tid, TAG_BIG, &tv) <= 0) {   /* it streams (over AM, once linked) */
+        fprintf(stderr, "exitloss: the streamer did not start\n");
+        pvm_kill(tid);
+        return 1;
+    }
+    kill(pid, SIGKILL);   /* somewhere in its next message, most likely */
+    long long t0 = ms_now();
+    struct timeval gone = { KILL_MS / 1000, 0 };
+    if (pvm_trecv(-1, TAG_GONE, &gone) <= 0) {
+        fprintf(stderr, "exitloss: no exit notice for the killed streamer\n");
+        return 1;
+    }
+    int more = 0;   /* whole messages it sent before, if any */
+    struct timeval none = { 0, 0 };
+    while (pvm_trecv(tid, TAG_BIG, &none) > 0)
+        more++;
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(&pid, 1, 1);
+    int was = pvm_setopt(PvmAutoErr, 0);
+    int rc = pvm_send(tid, TAG_PID);   /* to a gone task: an error or nothing, at once */
+    pvm_setopt(PvmAutoErr, was);
+    long long took = ms_now() - t0;
+    printf("killed streamer: notice and %d more whole messages in %lld ms, then a send "
+           "returned %d\n", more, took, rc);
+    return took > KILL_MS;
 }
 
 /* One round; the number of results lost or damaged. */
@@ -120,6 +190,8 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "child"))
         return child();
+    if (argc > 1 && !strcmp(argv[1], "streamer"))
+        return streamer();
     if (argc < 3)
         return fprintf(stderr, "usage: exitloss NAME ROUNDS [WAIT_S]\n"), 2;
     int rounds = atoi(argv[2]);
@@ -133,11 +205,13 @@ int main(int argc, char **argv)
     int lost = 0;
     for (int r = 0; r < rounds; r++)
         lost += round_(argv[1], r, wait_s);
+    int slow = killed(argv[1]);
     pvm_catchout(NULL);
-    printf("%s: %d of %d results lost or damaged (%d rounds of %d children)\n",
-           lost ? "FAIL" : "PASS", lost, rounds * NCHILD, rounds, NCHILD);
+    printf("%s: %d of %d results lost or damaged (%d rounds of %d children)%s\n",
+           lost || slow ? "FAIL" : "PASS", lost, rounds * NCHILD, rounds, NCHILD,
+           slow ? "; the killed sender was not got over in time" : "");
     pvm_exit();
     if (sink)
         fclose(sink);
-    return lost ? 1 : 0;
+    return lost || slow ? 1 : 0;
 }

@@ -3,10 +3,13 @@
 # over each transport and the default, EXITLOSS_ROUNDS rounds (default 400,
 # about 2 s per transport) of 2 children that print ~250 KB to a catchout master,
 # send 10,000 doubles and exit at once.  Every result is checked; a lost one
-# fails after EXITLOSS_WAIT seconds (default 10), never hangs.  More rounds:
+# fails after EXITLOSS_WAIT seconds (default 10), never hangs.  Then a
+# sender killed mid-message must be got over well before PVMAM_TIMEOUT
+# (10 s here).  More rounds:
 #   EXITLOSS_ROUNDS=2000 make check TESTS=tests/integration/exitloss.sh
 . "$top_srcdir/tests/lib/pvmvm.sh"
 B=$top_builddir/tests/integration
+: "${PVMAM_TIMEOUT:=10000}"; export PVMAM_TIMEOUT
 ROUNDS=${EXITLOSS_ROUNDS:-400} WAIT=${EXITLOSS_WAIT:-10}
 vm_start || exit 99
 cp "$B/exitloss_am" "$VM_BIN/"
