@@ -143,6 +143,14 @@ am_endpoint_t *am_find_task(am_interface_t *ifc, int32_t tid); /* NULL if none *
 const char *am_hostname(am_interface_t *ifc, int32_t tid);
 /* Nonzero once the endpoint is declared dead. */
 int am_task_dead(const am_endpoint_t *ep);
+/* Nonzero when nothing more can arrive from ep's peer, so a caller told
+ * (by others) that the peer is gone may free it without losing what it
+ * sent: on a transport with connections (tcp, shm) once the endpoint is
+ * dead, which its connection's end makes it only after everything sent
+ * before was handled; on one without (udp) at once, since what the peer
+ * sent and had acknowledged was handled before the acknowledgement, and
+ * the rest can only come from a peer still alive.  Poll first. */
+int am_task_ended(const am_endpoint_t *ep);
 
 /* Called (from inside polling) when an endpoint is declared dead. */
 typedef void (*am_dead_fn)(am_interface_t *ifc, int32_t tid, void *arg);

@@ -393,6 +393,11 @@ int am_deallocate_task(am_interface_t *ifc, am_endpoint_t *ep)
 
 int am_task_dead(const am_endpoint_t *ep) { return ep ? ep->dead : 1; }
 
+/* A reliable transport is one with connections here (am_int.h: tcp,
+ * shm), and it declares an endpoint dead when its connection ends, after
+ * reading what came before. */
+int am_task_ended(const am_endpoint_t *ep) { return !ep || ep->dead || !ep->ifc->reliable; }
+
 /* ---- statistics ---------------------------------------------------------- */
 
 void am_interface_stats(const am_interface_t *ifc, struct am_stats *out)

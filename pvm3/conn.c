@@ -306,6 +306,7 @@ int pvm_exit(void)
     pvmi_catchout_flush();
     pvmi_mhf_clear();
     if (!pvmi.dead) {
+        pvmi_routes_flush();   /* our messages first: the pvmd reports the exit */
         struct pmsg *req = pvmi_xbuf(), *rep = NULL;
         if (req && pvmi_tm_call(TM_EXIT, req, &rep) == 0)
             pmsg_free(rep);

@@ -148,6 +148,13 @@ int pvmi_routes_own_name(const char *name)
     return 0;
 }
 
+void pvmi_routes_flush(void)
+{
+    for (int i = 0; i < nroutes; i++)
+        if (routes[i].ops->flush)
+            routes[i].ops->flush(routes[i].ctx);
+}
+
 void pvmi_routes_exit(void)
 {
     for (int i = 0; i < nroutes; i++)

@@ -56,6 +56,13 @@ struct pvm_route_ops {
      * opening); called at the start of a send, a safe point.  Returns
      * nonzero if it reaches tid now. */
     int (*settle)(void *ctx, int tid, size_t len);
+    /* Optional: pvm_exit is about to tell the pvmd that the task exits
+     * (TM_EXIT), which the pvmd reports to tasks watching it: make sure,
+     * bounded in time, that what the task sent on this route has reached
+     * its receivers, so no receiver hears of the exit before it has the
+     * messages (with stock PVM they are at the pvmd by then).  The task is
+     * still connected: the route may wait with pvmi_progress(). */
+    void (*flush)(void *ctx);
     /* Optional: the task got its tid / is leaving. */
     void (*on_connect)(void *ctx);
     void (*on_exit)(void *ctx);

@@ -27,6 +27,8 @@ void pvmi_routes_connected(void);
 unsigned pvmi_routes_sent_daemon(int tid, const struct pmsg *m);
 void pvmi_routes_poll_wanted(unsigned want);
 void pvmi_routes_exit(void);
+/* pvm_exit, before TM_EXIT: each route's flush (route.h). */
+void pvmi_routes_flush(void);
 /* Nonzero if a route declared name's prefix its own (mailbox). */
 int pvmi_routes_own_name(const char *name);
 

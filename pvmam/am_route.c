@@ -48,8 +48,8 @@ static int r_send(void *ctx, int tid, struct pmsg *m)
 {
     (void)ctx;
     struct pvmx_peer *p = pvmx_peer_find(tid);
-    if (!p || p->dead)
-        return PvmNoTask;   /* the peer died: as stock says for a gone task */
+    if (!p || p->dead || p->need_close)
+        return PvmNoTask;   /* the peer died or exited: as stock says for a gone task */
     return pvmx_frag_send(p, m);
 }
 
@@ -57,7 +57,7 @@ static int r_send_bytes(void *ctx, int tid, int tag, int msgctx, const void *buf
 {
     (void)ctx;
     struct pvmx_peer *p = pvmx_peer_find(tid);
-    if (!p || p->dead)
+    if (!p || p->dead || p->need_close)
         return PvmNoTask;
     return pvmx_frag_send_bytes(p, tag, msgctx, buf, len);
 }
@@ -108,6 +108,13 @@ static int r_wait_fds(void *ctx, struct pollfd *fds, int max, int *timeout_ms)
             *timeout_ms = t;
         fds[n++] = (struct pollfd){ .fd = am_event_fd(pvmx.ifc[i]), .events = POLLIN };
     }
+    long long due = pvmx_link_close_due();   /* an exited peer's link closes by then */
+    if (due >= 0) {
+        long long left = due - pvmx_now_ms();
+        int t = left < 0 ? 0 : left > 1000000 ? 1000000 : (int)left;
+        if (*timeout_ms < 0 || t < *timeout_ms)
+            *timeout_ms = t;
+    }
     return n;
 }
 
@@ -135,7 +142,9 @@ static void on_dead(am_interface_t *ifc, int32_t tid, void *arg)
     struct pvmx_peer *p = pvmx_peer_find(tid);
     if (p && p->ifc == ifc) {
         p->dead = 1;
-        pvmx_peer_drop_rx(p);
+        /* whole messages held for its SWITCH or READY stay: that is
+         * still on its way through the pvmd and releases them (link.c) */
+        pvmx_peer_drop_partial(p);
         /* libam cannot tell an exit from a failure (a closed tcp link
          * looks the same): say both, not only the timeout */
         pvmx_log("t%x: AM link lost (the task exited, or it or its host failed, or no "
@@ -245,6 +254,35 @@ fail:
     pvmx_ctrl_replay_early();   /* refuses any CONN that came meanwhile */
 }
 
+/* pvm_exit, before it tells the pvmd (route.h flush): wait until every
+ * AM we sent is acknowledged, at most PVMAM_TIMEOUT.  A receiver
+ * acknowledges once the handler ran, so the message is its own then.
+ * The pvmd reports our exit to peers watching us (link.c watch_exit),
+ * which then close their links; were our last AMs still in flight (a
+ * tcp stream half read, a udp AM lost once), the exit notice would
+ * overtake them.  No cycle of waits: a task acknowledges whenever it
+ * polls (every PVM or libam wait, and am_event_fd before it blocks),
+ * and we poll every source meanwhile (pvmi_progress). */
+static void r_flush(void *ctx)
+{
+    (void)ctx;
+    if (!pvmx.on)
+        return;
+    long long end = pvmx_now_ms() + pvmx.cfg.timeout_ms;
+    for (;;) {
+        unsigned out = 0;
+        for (int i = 0; i < pvmx.nifc; i++)
+            out += am_outstanding(pvmx.ifc[i]);
+        long long left = end - pvmx_now_ms();
+        if (!out)
+            return;
+        if (left <= 0 || pvmi_progress(left < 100 ? (int)left : 100) < 0)
+            break;
+    }
+    pvmx_log("exit: not every AM we sent was acknowledged within %u ms",
+             pvmx.cfg.timeout_ms);
+}
+
 static void r_exit(void *ctx)
 {
     (void)ctx;
@@ -279,6 +317,7 @@ const struct pvm_route_ops pvmx_am_route = {
     .filter = r_filter,
     .sent_daemon = r_sent_daemon,
     .settle = pvmx_settle,
+    .flush = r_flush,
     .on_connect = r_connect,
     .on_exit = r_exit,
     .mbox_prefix = PVMAM_MBOX_PREFIX,

@@ -129,6 +129,10 @@ static void drop_partial(struct pvmx_peer *p)
     p->rblock = NULL;
 }
 
+/* The link ended: a message it had not finished is lost with it, but
+ * whole ones held for its SWITCH or READY are not (pvmx_release_held). */
+void pvmx_peer_drop_partial(struct pvmx_peer *p) { drop_partial(p); }
+
 void pvmx_peer_drop_rx(struct pvmx_peer *p)
 {
     drop_partial(p);

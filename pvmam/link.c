@@ -164,22 +164,38 @@ static void watch_exit(struct pvmx_peer *p)
         pvmx_log("cannot ask the pvmd to watch t%x", p->tid);
 }
 
-/* What it sent before it exited is read first; then its endpoint goes and
- * sends to it fail as for any dead peer. */
-static void close_exited(struct pvmx_peer *p)
+/* What it sent before it exited is read first, to the end of its
+ * stream: libam says when nothing more can come (am_task_ended: tcp's
+ * EOF, shm's closed socket; at once over udp, where what it sent was
+ * handled when we acknowledged it).  It exited in pvm_exit only after
+ * its AMs were acknowledged (r_flush in am_route.c), so usually that is
+ * at once; one killed, or whose flush ran out of time, is waited for by
+ * polling (r_poll reads before link work), at most PVMAM_TIMEOUT from
+ * the notice, never in a blocking loop here: this runs inside r_poll.
+ * Then its endpoint goes and sends to it fail as for any dead peer.
+ * force: close now (we are exiting). */
+static int close_exited(struct pvmx_peer *p, int force)
 {
+    if (!p->ep) {
+        p->need_close = 0;
+        return 0;
+    }
+    long long now = pvmx_now_ms();
+    if (!p->close_by)
+        p->close_by = now + pvmx.cfg.timeout_ms;
+    if (!force && !am_task_ended(p->ep) && now < p->close_by)
+        return 0;   /* still reading it: need_close stays */
     p->need_close = 0;
-    if (!p->ep)
-        return;
-    for (int i = 0; i < 8 && am_poll(p->ifc) > 0; i++)
-        ;
-    pvmx_log("t%x exited: closing its link", p->tid);
-    pvmx_peer_drop_rx(p);
+    p->close_by = 0;
+    pvmx_log("t%x exited: closing its link%s", p->tid,
+             am_task_ended(p->ep) ? "" : " (its stream did not end in time)");
+    pvmx_peer_drop_partial(p);   /* held whole messages wait for its SWITCH */
     am_remove_task(p->ifc, p->tid);
     am_deallocate_task(p->ifc, p->ep);
     p->ep = NULL;
     p->dead = 1;
     p->conn_sent = 0;
+    return 1;
 }
 
 /* At exit: the pvmd may have said, while answering our last requests,
@@ -191,8 +207,19 @@ void pvmx_link_close_exited(void)
     for (int i = 0; i < pvmx_peer_count(); i++) {
         struct pvmx_peer *p = pvmx_peer_at(i);
         if (p->need_close)
-            close_exited(p);
+            close_exited(p, 1);
     }
+}
+
+long long pvmx_link_close_due(void)
+{
+    long long due = -1;
+    for (int i = 0; pending && i < pvmx_peer_count(); i++) {
+        struct pvmx_peer *p = pvmx_peer_at(i);
+        if (p->need_close && p->close_by && (due < 0 || p->close_by < due))
+            due = p->close_by;
+    }
+    return due;
 }
 
 /* Connect to p over the first of our interfaces, in our order, that p
@@ -338,6 +365,17 @@ int pvmx_ctrl_filter(struct pmsg *m)
         refuse(m);
         return 1;
     }
+    if ((m->tag == PVMAM_TAG_SWITCH || m->tag == PVMAM_TAG_READY) && p->dead && !p->rx_open) {
+        /* Its link ended (it exited) before its last daemon message came,
+         * with whole AMs it sent after that held here: theirs is the turn
+         * now, as on an open link.  Nothing to answer: it is gone. */
+        pvmx_log("t%x's link ended before its %s: releasing what it sent", p->tid,
+                 m->tag == PVMAM_TAG_SWITCH ? "SWITCH" : "READY");
+        p->rx_open = 1;
+        pvmx_release_held(p);
+        pmsg_free(m);
+        return 1;
+    }
     int with_addr = m->tag == PVMAM_TAG_REQ || m->tag == PVMAM_TAG_CONN;
     int who = 0;
     char addr[sizeof p->addr];
@@ -465,10 +503,8 @@ int pvmx_link_work(void)
         }
         if (p->need_watch)
             watch_exit(p);
-        if (p->need_close) {
-            close_exited(p);
-            opened++;
-        }
+        if (p->need_close)
+            opened += close_exited(p, 0);
         if (p->need_ready) {
             /* READY is our last daemon-route message to p: AM after it */
             p->need_ready = 0;

@@ -62,7 +62,9 @@ struct pvmx_peer {
     int need_ready;       /* SWITCH arrived: send READY from a safe point */
     int need_nak;         /* its CONN cannot be honoured: send NAK */
     int need_watch;       /* ask the pvmd to tell us when it exits */
-    int need_close;       /* the pvmd says it exited: close its link */
+    int need_close;       /* the pvmd says it exited: close its link once
+                             what it sent is read (link.c close_exited) */
+    long long close_by;   /* ...or at this time (ms, pvmx_now_ms), 0: not yet */
     int watch_wid;        /* the pvmd will answer when its address is there */
     int settled;          /* a first send has waited for its link (settle.c) */
     am_endpoint_t *ep;
@@ -154,6 +156,9 @@ void pvmx_ctrl_replay_early(void);           /* after start-up: handle (or refus
  * waiter for a link must look again rather than sleep). */
 int pvmx_link_work(void);
 void pvmx_link_close_exited(void);   /* at exit: close links to exited peers */
+/* The earliest time (pvmx_now_ms) a link to an exited peer must close by,
+ * or -1: waiting wakes up by then. */
+long long pvmx_link_close_due(void);
 /* Is the link to p in set-up (an endpoint, not yet open both ways)? */
 int pvmx_link_opening(const struct pvmx_peer *p);
 void pvmx_saw_daemon_msg(int src);           /* a user message via the pvmd */
@@ -184,6 +189,7 @@ void pvmx_frag_handler(const am_token_t *tok, void *data, size_t len);
 int pvmx_frag_bind(void);   /* handler id (with its placer), or < 0 */
 void pvmx_frag_check_place(void);   /* before am_poll: is a precv's buffer still wanted? */
 void pvmx_release_held(struct pvmx_peer *p);
-void pvmx_peer_drop_rx(struct pvmx_peer *p);
+void pvmx_peer_drop_rx(struct pvmx_peer *p);        /* all of it: the peer goes */
+void pvmx_peer_drop_partial(struct pvmx_peer *p);   /* only a half-received one */
 
 #endif /* PVMAM_INT_H */

@@ -212,3 +212,11 @@ tests_integration_halt_am_LDADD = libpvm3am.la
 tests_integration_halt_am_LDFLAGS = -no-install
 TESTS += tests/integration/halt.sh
 EXTRA_DIST += tests/integration/halt.sh
+
+# A result sent right before pvm_exit arrives (the exit notice overtaking
+# the last AM): children print to a catchout master, send and exit at once.
+check_PROGRAMS += tests/integration/exitloss_am
+tests_integration_exitloss_am_SOURCES = tests/integration/exitloss.c
+tests_integration_exitloss_am_LDADD = libpvm3am.la
+tests_integration_exitloss_am_LDFLAGS = -no-install
+TESTS += tests/integration/exitloss.sh

@@ -1,0 +1,217 @@
+/*
+ * exitloss.c - a result sent right before pvm_exit must arrive.
+ *
+ *   exitloss_am NAME ROUNDS [WAIT_S]
+ *
+ * NAME is what the pvmd spawns (this program, installed under that name).
+ *
+ * A master with pvm_catchout spawns 2 copies of itself per round.  Each
+ * child receives a job, prints about 250 KB to stdout (so the pvmd is
+ * busy carrying output to the master while the result travels), packs
+ * 10,000 doubles with PvmDataInPlace, sends them to the master (tag 3)
+ * and calls pvm_exit at once.  The master waits for both results of each
+ * round with pvm_trecv, at most WAIT_S seconds (default 10) each: a
+ * result that does not come is reported as lost, never waited for; one
+ * that comes damaged is reported too.  Prints "PASS" or "FAIL: ..." and
+ * the counts.  Then a child streaming 4 MiB messages is killed
+ * (SIGKILL) in the middle of one: the master must hear of its exit and
+ * stop reading from it within KILL_MS (its half message dropped, never a
+ * hang), and further sends to it must return at once.  The children's
+ * output goes to EXITLOSS_OUT if set (a file), else to /dev/null.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/time.h>
+#include <pvm3.h>
+
+#define NCHILD 2
+#define NDBL 10000
+#define NLINES 10000
+#define TAG_JOB 1
+#define TAG_RES 3
+#define TAG_PID 4
+#define TAG_BIG 5
+#define TAG_GONE 6
+#define BIG (4 << 20)
+#define KILL_MS 3000   /* below PVMAM_TIMEOUT in exitloss.sh: not its expiry */
+
+static double val(int seed, int i) { return seed * 0.5 + i * 1.25 + (i % 7) * 1e-3; }
+
+static double sum_of(int seed)
+{
+    double s = 0;
+    for (int i = 0; i < NDBL; i++)
+        s += val(seed, i);
+    return s;
+}
+
+static int child(void)
+{
+    static double res[NDBL];   /* PvmDataInPlace: must outlive the send */
+    int parent = pvm_parent(), job[2];
+    struct timeval tv = { 60, 0 };
+    if (pvm_trecv(parent, TAG_JOB, &tv) <= 0 || pvm_upkint(job, 2, 1) < 0) {
+        fprintf(stderr, "exitloss child t%x: no job\n", pvm_mytid());
+        pvm_exit();
+        return 1;
+    }
+    for (int i = 0; i < NLINES; i++)
+        printf("r%6d c%d l%5d .....\n", job[0], job[1], i);   /* 25 bytes */
+    fflush(stdout);
+    int seed = job[0] * NCHILD + job[1];
+    for (int i = 0; i < NDBL; i++)
+        res[i] = val(seed, i);
+    pvm_initsend(PvmDataInPlace);
+    pvm_pkint(&seed, 1, 1);
+    pvm_pkdouble(res, NDBL, 1);
+    pvm_send(parent, TAG_RES);
+    pvm_exit();   /* at once: what was sent must still arrive */
+    return 0;
+}
+
+/* Streams BIG-byte messages to the master until killed (60 s at most). */
+static int streamer(void)
+{
+    int parent = pvm_parent(), pid = (int)getpid();
+    char *buf = calloc(1, BIG);
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(&pid, 1, 1);
+    pvm_send(parent, TAG_PID);
+    for (time_t end = time(NULL) + 60; buf && time(NULL) < end;)
+        if (pvm_psend(parent, TAG_BIG, buf, BIG, PVM_BYTE) < 0)
+            break;
+    free(buf);
+    pvm_exit();
+    return 0;
+}
+
+static long long ms_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* A sender killed while streaming; 0 if the master got over it in time. */
+static int killed(const char *self)
+{
+    int tid, pid = 0;
+    if (pvm_spawn((char *)self, (char *[]){ "streamer", NULL }, PvmTaskDefault, "", 1, &tid) != 1)
+        return fprintf(stderr, "exitloss: cannot spawn the streamer\n"), 1;
+    pvm_notify(PvmTaskExit, TAG_GONE, 1, &tid);
+    struct timeval tv = { 20, 0 };
+    if (pvm_trecv(tid, TAG_PID, &tv) <= 0 || pvm_upkint(&pid, 1, 1) < 0 || pid <= 0 ||
+        pvm_trecv(tid, TAG_BIG, &tv) <= 0) {   /* it streams (over AM, once linked) */
+        fprintf(stderr, "exitloss: the streamer did not start\n");
+        pvm_kill(tid);
+        return 1;
+    }
+    kill(pid, SIGKILL);   /* somewhere in its next message, most likely */
+    long long t0 = ms_now();
+    struct timeval gone = { KILL_MS / 1000, 0 };
+    if (pvm_trecv(-1, TAG_GONE, &gone) <= 0) {
+        fprintf(stderr, "exitloss: no exit notice for the killed streamer\n");
+        return 1;
+    }
+    int more = 0;   /* whole messages it sent before, if any */
+    struct timeval none = { 0, 0 };
+    while (pvm_trecv(tid, TAG_BIG, &none) > 0)
+        more++;
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(&pid, 1, 1);
+    int was = pvm_setopt(PvmAutoErr, 0);
+    int rc = pvm_send(tid, TAG_PID);   /* to a gone task: an error or nothing, at once */
+    pvm_setopt(PvmAutoErr, was);
+    long long took = ms_now() - t0;
+    printf("killed streamer: notice and %d more whole messages in %lld ms, then a send "
+           "returned %d\n", more, took, rc);
+    return took > KILL_MS;
+}
+
+/* One round; the number of results lost or damaged. */
+static int round_(const char *self, int r, int wait_s)
+{
+    int tids[NCHILD];
+    int n = pvm_spawn((char *)self, (char *[]){ "child", NULL }, PvmTaskDefault, "", NCHILD,
+                      tids);
+    if (n != NCHILD) {
+        fprintf(stderr, "exitloss: round %d: spawned %d of %d\n", r, n, NCHILD);
+        for (int i = 0; i < n; i++)
+            pvm_kill(tids[i]);
+        return NCHILD;
+    }
+    for (int i = 0; i < NCHILD; i++) {
+        int job[2] = { r, i };
+        pvm_initsend(PvmDataDefault);
+        pvm_pkint(job, 2, 1);
+        pvm_send(tids[i], TAG_JOB);
+    }
+    int got[NCHILD] = { 0 }, bad = 0;
+    static double res[NDBL];
+    for (int k = 0; k < NCHILD; k++) {
+        struct timeval tv = { wait_s, 0 };
+        int b = pvm_trecv(-1, TAG_RES, &tv);
+        if (b <= 0) {
+            fprintf(stderr, "exitloss: round %d: result %d of %d not there after %d s (%d)\n",
+                    r, k + 1, NCHILD, wait_s, b);
+            for (int i = 0; i < NCHILD; i++)
+                if (!got[i])
+                    fprintf(stderr, "exitloss: round %d: lost the result of t%x\n", r,
+                            tids[i]);
+            return NCHILD - k;
+        }
+        int seed = -1, len, tag, src;
+        pvm_bufinfo(b, &len, &tag, &src);
+        if (pvm_upkint(&seed, 1, 1) < 0 || pvm_upkdouble(res, NDBL, 1) < 0 || seed < 0 ||
+            seed % NCHILD >= NCHILD || seed / NCHILD != r || src != tids[seed % NCHILD] ||
+            got[seed % NCHILD]) {
+            fprintf(stderr, "exitloss: round %d: bad result from t%x (seed %d)\n", r, src,
+                    seed);
+            bad++;
+            continue;
+        }
+        double s = 0;
+        for (int i = 0; i < NDBL; i++)
+            s += res[i];
+        if (s != sum_of(seed)) {
+            fprintf(stderr, "exitloss: round %d: damaged result from t%x\n", r, src);
+            bad++;
+        }
+        got[seed % NCHILD] = 1;
+    }
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "child"))
+        return child();
+    if (argc > 1 && !strcmp(argv[1], "streamer"))
+        return streamer();
+    if (argc < 3)
+        return fprintf(stderr, "usage: exitloss NAME ROUNDS [WAIT_S]\n"), 2;
+    int rounds = atoi(argv[2]);
+    int wait_s = argc > 3 ? atoi(argv[3]) : 10;
+    if (pvm_mytid() < 0)
+        return 2;
+    /* EXITLOSS_OUT: keep the children's output (and PVMAM_VERBOSE's log) */
+    const char *out = getenv("EXITLOSS_OUT");
+    FILE *sink = fopen(out ? out : "/dev/null", "w");
+    pvm_catchout(sink);
+    int lost = 0;
+    for (int r = 0; r < rounds; r++)
+        lost += round_(argv[1], r, wait_s);
+    int slow = killed(argv[1]);
+    pvm_catchout(NULL);
+    printf("%s: %d of %d results lost or damaged (%d rounds of %d children)%s\n",
+           lost || slow ? "FAIL" : "PASS", lost, rounds * NCHILD, rounds, NCHILD,
+           slow ? "; the killed sender was not got over in time" : "");
+    pvm_exit();
+    if (sink)
+        fclose(sink);
+    return lost || slow ? 1 : 0;
+}
