@@ -114,6 +114,7 @@ int pvm_bufinfo(int mid, int *len, int *tag, int *tid)
 
 int pvm_getminfo(int mid, struct pvmminfo *mi)
 {
+    PVMI_TEV(pvmi_tev_minfo(TEV_GETMINFO, mid, mi, 0));
     if (mid <= 0 || !mi)
         return pvmi_err("pvm_getminfo", PvmBadParam);
     struct pmsg *m = pmsg_find(mid);
@@ -132,6 +133,7 @@ int pvm_getminfo(int mid, struct pvmminfo *mi)
 
 int pvm_setminfo(int mid, struct pvmminfo *mi)
 {
+    PVMI_TEV(pvmi_tev_minfo(TEV_SETMINFO, mid, mi, 0));
     if (mid <= 0 || !mi)
         return pvmi_err("pvm_setminfo", PvmBadParam);
     struct pmsg *m = pmsg_find(mid);
@@ -152,6 +154,7 @@ int pvm_setminfo(int mid, struct pvmminfo *mi)
  * sent in its header. */
 int pvm_getmwid(int bufid)
 {
+    PVMI_TEV(pvmi_tev_minfo(TEV_GETMWID, bufid, NULL, 0));
     struct pmsg *m = pmsg_find(bufid);
     if (bufid <= 0)
         return pvmi_err("pvm_getmwid", PvmBadParam);
@@ -162,6 +165,7 @@ int pvm_getmwid(int bufid)
 
 int pvm_setmwid(int bufid, int waitid)
 {
+    PVMI_TEV(pvmi_tev_minfo(TEV_SETMWID, bufid, NULL, waitid));
     struct pmsg *m = pmsg_find(bufid);
     if (bufid <= 0)
         return pvmi_err("pvm_setmwid", PvmBadParam);

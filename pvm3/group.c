@@ -17,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include "group.h"
+#include "trace.h"
 
 int pvmi_mbox_get(const char *name, int index, int flags, struct pmsg **out);
 
@@ -201,24 +202,42 @@ static int quiet(int rc)
     return rc;
 }
 
-int pvm_joingroup(char *group) { return quiet(pvmi_gs_int(group, GS_JOIN, NULL, 0)); }
+int pvm_joingroup(char *group)
+{
+    PVMI_TEV(pvmi_tev_group(TEV_JOINGROUP, group, 0));
+    return quiet(pvmi_gs_int(group, GS_JOIN, NULL, 0));
+}
 
 /* Leaving forgets our frozen map of the group, as stock does. */
 int pvm_lvgroup(char *group)
 {
+    PVMI_TEV(pvmi_tev_group(TEV_LVGROUP, group, 0));
     pvmi_gcache_drop(group);
     return quiet(pvmi_gs_int(group, GS_LEAVE, NULL, 0));
 }
 
-int pvm_getinst(char *group, int tid) { return quiet(pvmi_gs_int(group, GS_GETINST, &tid, 1)); }
+int pvm_getinst(char *group, int tid)
+{
+    PVMI_TEV(pvmi_tev_group(TEV_GETINST, group, tid));
+    return quiet(pvmi_gs_int(group, GS_GETINST, &tid, 1));
+}
 
-int pvm_gettid(char *group, int inst) { return quiet(pvmi_gs_int(group, GS_GETTID, &inst, 1)); }
+int pvm_gettid(char *group, int inst)
+{
+    PVMI_TEV(pvmi_tev_group(TEV_GETTID, group, inst));
+    return quiet(pvmi_gs_int(group, GS_GETTID, &inst, 1));
+}
 
-int pvm_gsize(char *group) { return quiet(pvmi_gs_int(group, GS_GSIZE, NULL, 0)); }
+int pvm_gsize(char *group)
+{
+    PVMI_TEV(pvmi_tev_group(TEV_GSIZE, group, 0));
+    return quiet(pvmi_gs_int(group, GS_GSIZE, NULL, 0));
+}
 
 /* pvmgs answers a barrier by multicasting the count to all waiters. */
 int pvm_barrier(char *group, int count)
 {
+    PVMI_TEV(pvmi_tev_group(TEV_BARRIER, group, count));
     int rc = pvmi_gs_int(group, GS_BARRIER, &count, 1);
     return quiet(rc > 0 ? 0 : rc);
 }
@@ -229,8 +248,10 @@ int pvm_freezegroup(char *group, int size)
     return quiet(pvmi_gs_int(group, GS_STATICGROUP, &size, 1));
 }
 
-/* The user's send buffer to every member but us, in the user's context. */
-int pvm_bcast(char *group, int tag)
+/* The user's send buffer to every member but us, in the user's context.
+ * The tids it went to stay in *sent (the caller frees them) when asked:
+ * the traced call reports them (trace_group.c). */
+int pvmi_bcast(char *group, int tag, int **sent, int *nsent)
 {
     int *tids, n;
     int rc = pvmi_gs_tids(group, GS_BCAST, &tids, &n);
@@ -244,8 +265,19 @@ int pvm_bcast(char *group, int tag)
         rc = PvmNoInst;
     else if ((rc = pvm_mcast(tids, k, tag)) > 0)
         rc = 0;
-    free(tids);
+    if (sent) {
+        *sent = tids;
+        *nsent = k;
+    } else {
+        free(tids);
+    }
     return quiet(rc);
+}
+
+int pvm_bcast(char *group, int tag)
+{
+    PVMI_TEV(pvmi_tev_bcast(group, tag));
+    return pvmi_bcast(group, tag, NULL, NULL);
 }
 
 /* Ask pvmgs to print its state (on its own output); no reply. */

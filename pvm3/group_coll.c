@@ -14,6 +14,8 @@
 #include <string.h>
 #include "group.h"
 #include "pack.h"
+#include "trace.h"
+#include "trace.h"
 
 /* Element size and codec type of a PVM data type; 0 if unsupported. */
 static int dtype(int t, enum pvmi_type *pt)
@@ -108,6 +110,7 @@ static int reduce(redfn f, void *data, int count, int type, int tag, char *group
 int pvm_reduce(void (*f)(int *, void *, void *, int *, int *), void *data, int count,
                int datatype, int tag, char *group, int root)
 {
+    PVMI_TEV(pvmi_tev_reduce(f, data, count, datatype, tag, group, root));
     int rc = pvmi_beatask();
     if (rc >= 0)
         rc = reduce(f, data, count, datatype, tag, group, root);
@@ -117,6 +120,7 @@ int pvm_reduce(void (*f)(int *, void *, void *, int *, int *), void *data, int c
 int pvm_gather(void *result, void *data, int count, int datatype, int tag, char *group,
                int rootinst)
 {
+    PVMI_TEV(pvmi_tev_gather(TEV_GATHER, result, data, count, datatype, tag, group, rootinst));
     enum pvmi_type t = PVMI_BYTE;
     int me = pvmi_beatask(), size, n, *tids = NULL;
     if (me < 0)
@@ -149,6 +153,7 @@ int pvm_gather(void *result, void *data, int count, int datatype, int tag, char 
 int pvm_scatter(void *result, void *data, int count, int datatype, int tag, char *group,
                 int rootinst)
 {
+    PVMI_TEV(pvmi_tev_gather(TEV_SCATTER, result, data, count, datatype, tag, group, rootinst));
     enum pvmi_type t = PVMI_BYTE;
     int me = pvmi_beatask(), size, n, *tids = NULL;
     if (me < 0)

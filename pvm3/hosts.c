@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <sys/time.h>
 #include "lpvm.h"
+#include "trace.h"
 
 #define MAXHOSTS (PVMI_TIDHOST >> 18)
 
@@ -75,11 +76,13 @@ out:
 
 int pvm_addhosts(char **names, int count, int *svp)
 {
+    PVMI_TEV(pvmi_tev_hosts(TEV_ADDHOSTS, names, count, svp));
     return host_req("pvm_addhosts", TM_ADDHOST, names, count, svp);
 }
 
 int pvm_delhosts(char **names, int count, int *svp)
 {
+    PVMI_TEV(pvmi_tev_hosts(TEV_DELHOSTS, names, count, svp));
     return host_req("pvm_delhosts", TM_DELHOST, names, count, svp);
 }
 

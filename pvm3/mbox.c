@@ -8,6 +8,7 @@
 #include <string.h>
 #include "lpvm.h"
 #include "route_int.h"
+#include "trace.h"
 
 /* Request header shared by every opcode. */
 static struct pmsg *db_req(int op, const char *name, int index, int flags)
@@ -99,6 +100,7 @@ static int quiet(const char *fn, int rc, int ok1, int ok2)
 
 int pvm_putinfo(char *name, int mid, int flags)
 {
+    PVMI_TEV(pvmi_tev_putinfo(name, mid, flags));
     if (!name || !*name)
         return pvmi_err("pvm_putinfo", PvmBadParam);
     if (mid <= 0 || !pmsg_find(mid))
@@ -107,8 +109,11 @@ int pvm_putinfo(char *name, int mid, int flags)
     return quiet("pvm_putinfo", rc, PvmDenied, PvmExists);
 }
 
+int pvmi_mbox_index;
+
 int pvm_recvinfo(char *name, int index, int flags)
 {
+    PVMI_TEV(pvmi_tev_recvinfo(name, index, flags));
     if (!name || !*name || index < 0)
         return pvmi_err("pvm_recvinfo", PvmBadParam);
     int rc = pvmi_enter("pvm_recvinfo");
@@ -120,11 +125,13 @@ int pvm_recvinfo(char *name, int index, int flags)
     if (rc < 0)
         return quiet("pvm_recvinfo", rc, PvmNotFound, PvmNotFound);
     pmsg_set_rbuf_free_old(m);
+    pvmi_mbox_index = rc;
     return m->mid;
 }
 
 int pvm_delinfo(char *name, int index, int flags)
 {
+    PVMI_TEV(pvmi_tev_delinfo(name, index, flags));
     if (!name || !*name || index < 0)
         return pvmi_err("pvm_delinfo", PvmBadParam);
     return quiet("pvm_delinfo", mbox_del(name, index, flags), PvmDenied, PvmNotFound);
@@ -148,6 +155,7 @@ static void free_list(void)
 
 int pvm_getmboxinfo(char *pattern, int *nclasses, struct pvmmboxinfo **classes)
 {
+    PVMI_TEV(pvmi_tev_getmboxinfo(pattern, nclasses, classes));
     free_list();
     int rc = pvmi_enter("pvm_getmboxinfo");
     if (rc < 0)
@@ -218,6 +226,7 @@ int pvm_getmboxinfo(char *pattern, int *nclasses, struct pvmmboxinfo **classes)
 
 int pvm_insert(char *name, int req, int data)
 {
+    PVMI_TEV(pvmi_tev_mbox33(TEV_INSERT, name, req, data, NULL));
     if (!name || !*name || req < -1)
         return pvmi_err("pvm_insert", PvmBadParam);
     struct pmsg *m = pmsg_new(PvmDataDefault);
@@ -231,6 +240,7 @@ int pvm_insert(char *name, int req, int data)
 
 int pvm_lookup(char *name, int req, int *datap)
 {
+    PVMI_TEV(pvmi_tev_mbox33(TEV_LOOKUP, name, req, 0, datap));
     if (!name || !*name || req < -1)
         return pvmi_err("pvm_lookup", PvmBadParam);
     int flags = PvmMboxDefault;
@@ -251,6 +261,7 @@ int pvm_lookup(char *name, int req, int *datap)
 
 int pvm_delete(char *name, int req)
 {
+    PVMI_TEV(pvmi_tev_mbox33(TEV_DELETE, name, req, 0, NULL));
     if (!name || !*name || req < 0)
         return pvmi_err("pvm_delete", PvmBadParam);
     return quiet("pvm_delete", mbox_del(name, req, PvmMboxDefault), PvmNoEntry, PvmNoEntry);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "lpvm.h"
+#include "trace.h"
 
 struct mhf {
     int src, tag, ctx;
@@ -39,6 +40,7 @@ static int sys_overlap(int src, int tag, int ctx)
 
 int pvm_addmhf(int src, int tag, int ctx, int (*f)(int))
 {
+    PVMI_TEV(pvmi_tev_addmhf(src, tag, ctx, f));
     if (!f)
         return pvmi_err("pvm_addmhf", PvmBadParam);
     if (sys_overlap(src, tag, ctx))
@@ -66,6 +68,7 @@ int pvm_addmhf(int src, int tag, int ctx, int (*f)(int))
 
 int pvm_delmhf(int mhid)
 {
+    PVMI_TEV(pvmi_tev_delmhf(mhid));
     if (mhid < 0)
         return pvmi_err("pvm_delmhf", PvmBadParam);
     int i = mhid - NSYS;
@@ -103,11 +106,24 @@ void pvmi_mhf_run(struct pmsg *m)
     int ssave = pmsgi_set_sbuf(0);
     int rsave = pmsgi_set_rbuf(mid);
     int csave = pvmi.ctx;
+    /* traced: the frame's events, and the handler's own calls are traced
+     * as if the program made them (stock's rule), even inside a call */
+    int live = pvmi_tev_live, tr = pvmi_tev_traced();
+    if (tr) {
+        pvmi_tev_mhf_begin(h->src, h->tag, h->ctx, m, ssave, rsave, csave);
+        pvmi_tev_live = 1;
+    }
     pvmi.ctx = m->ctx;
     fn(mid);
+    int cwas = pvmi.ctx;
     pvmi.ctx = csave;
     /* free what the handler left as current buffers, then restore ours */
     int s = pmsgi_set_sbuf(ssave), r = pmsgi_set_rbuf(rsave);
+    if (tr) {
+        pvmi_tev_live = 0;
+        pvmi_tev_mhf_end(csave, cwas, ssave, s > 0 ? s : 0, rsave, r > 0 ? r : 0);
+        pvmi_tev_live = live;
+    }
     struct pmsg *ms = s > 0 && s != ssave && s != rsave ? pmsg_find(s) : NULL;
     struct pmsg *mr = r > 0 && r != ssave && r != rsave ? pmsg_find(r) : NULL;
     if (ms)

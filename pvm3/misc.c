@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include "lpvm.h"
+#include "trace.h"
 
 char *pvm_version(void) { return PVM_VER; }
 
@@ -26,6 +27,7 @@ char *pvmgetrsh(void)
  * routes; a route's own descriptors are not the program's to watch). */
 int pvm_getfds(int **fds)
 {
+    PVMI_TEV(pvmi_tev_getfds(fds));
     static int buf[1];
     int rc = pvmi_enter("pvm_getfds");
     if (rc < 0)
@@ -40,6 +42,7 @@ int pvm_getfds(int **fds)
  * daemon and (block) wait until we can connect to it. */
 int pvm_start_pvmd(int argc, char **argv, int block)
 {
+    PVMI_TEV(pvmi_tev_start_pvmd(argc, argv, block));
     char addr[256];
     if (argc < 0 || (argc > 0 && !argv))
         return pvmi_err("pvm_start_pvmd", PvmBadParam);

@@ -5,6 +5,7 @@
  * receive queue like any other message.
  */
 #include "lpvm.h"
+#include "trace.h"
 
 /* TM_NOTIFY {what, ctx, tag, count, ntids tids}: no reply. */
 static int send_notify(int what, int ctx, int tag, int count, const int *tids, int ntids)
@@ -22,6 +23,7 @@ static int send_notify(int what, int ctx, int tag, int count, const int *tids, i
 
 int pvm_notify(int what, int code, int count, int *vals)
 {
+    PVMI_TEV(pvmi_tev_notify(what, code, count, vals));
     int rc = pvmi_enter("pvm_notify");
     if (rc < 0)
         return rc;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include "lpvm.h"
 #include "compat.h"
+#include "trace.h"
 
 static int tm_setopt(int what, int val)
 {
@@ -104,6 +105,7 @@ static int setopt(int what, int val)
 /* Stock's option variables (compat.h) follow every change. */
 int pvm_setopt(int what, int val)
 {
+    PVMI_TEV(pvmi_tev_opt(1, what, val));
     int old = setopt(what, val);
     pvmi_compat_publish();
     return old;
@@ -111,6 +113,7 @@ int pvm_setopt(int what, int val)
 
 int pvm_getopt(int what)
 {
+    PVMI_TEV(pvmi_tev_opt(0, what, 0));
     int *p;
     switch (what) {
     case PvmRoute: return pvmi.route;

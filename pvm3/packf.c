@@ -11,6 +11,7 @@
 #include <pvm3.h>
 #include "pack.h"
 #include "perr.h"
+#include "trace.h"
 
 struct fspec {
     int count, stride;  /* count -1: none given */
@@ -87,6 +88,7 @@ static int pack_value(enum pvmi_type t, va_list *ap)
 /* Stock exports the va_list forms too (pvm_vpackf, pvm_vunpackf). */
 int pvm_vpackf(const char *fmt, va_list args)
 {
+    PVMI_TEV(pvmi_tev_packf(TEV_PACKF, fmt, args));
     va_list ap;
     int rc = 0;
     struct fspec sp;
@@ -129,6 +131,7 @@ int pvm_packf(const char *fmt, ...)
 
 int pvm_vunpackf(const char *fmt, va_list args)
 {
+    PVMI_TEV(pvmi_tev_packf(TEV_UNPACKF, fmt, args));
     va_list ap;
     int rc = 0;
     struct fspec sp;

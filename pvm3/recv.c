@@ -10,6 +10,7 @@
 #include "lpvm.h"
 #include "pack.h"
 #include "route_int.h"
+#include "trace.h"
 
 size_t pvmi_psend_size(int type);
 
@@ -200,6 +201,8 @@ typedef int (*pvmi_recvf_ret)(int (*)(int, int, int));
 
 int (*pvm_recvf(int (*fn)(int, int, int)))(int (*)(int, int, int))
 {
+    if (__builtin_expect(pvmi_tev_live, 0))
+        pvmi_tev_recvf();
     int (*old)(int, int, int) = match_fn;
     match_fn = fn;
     return (pvmi_recvf_ret)(void (*)(void))old;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <pvmtev.h>
 #include "lpvm.h"
+#include "trace.h"
 
 /* Announce (or withdraw) ourselves in a mailbox class. */
 static void announce(const char *cls, int on, int *index, const int *extra, int nextra,
@@ -57,18 +58,21 @@ static int toggle(const char *fn, int tag, const char *cls, int *imit, int *inde
 
 int pvm_reg_tasker(void)
 {
+    PVMI_TEV(pvmi_tev_reg0(TEV_REG_TASKER, NULL));
     static int imit, index = -1;
     return toggle("pvm_reg_tasker", TM_TASKER, PVMTASKERCLASS, &imit, &index);
 }
 
 int pvm_reg_hoster(void)
 {
+    PVMI_TEV(pvmi_tev_reg0(TEV_REG_HOSTER, NULL));
     static int imit, index = -1;
     return toggle("pvm_reg_hoster", TM_HOSTER, PVMHOSTERCLASS, &imit, &index);
 }
 
 int pvm_reg_tracer(int tctx, int ttag, int octx, int otag, char *tmask, int tbuf, int topt)
 {
+    PVMI_TEV(pvmi_tev_reg_tracer(tctx, ttag, octx, otag, tmask, tbuf, topt));
     static int imit, index = -1;
     int rc = pvmi_enter("pvm_reg_tracer");
     if (rc < 0)
@@ -93,6 +97,7 @@ int pvm_reg_tracer(int tctx, int ttag, int octx, int otag, char *tmask, int tbuf
 
 int pvm_reg_rm(struct pvmhostinfo **hip)
 {
+    PVMI_TEV(pvmi_tev_reg0(TEV_REG_RM, hip));
     static struct pvmhostinfo hi;
     static int index = -1;
     int rc = pvmi_enter("pvm_reg_rm");

@@ -129,6 +129,7 @@ int pvm_spawn(char *file, char **argv, int flags, char *where, int count, int *t
 
 int pvm_siblings(int **tids)
 {
+    PVMI_TEV(pvmi_tev_siblings_call(tids));
     int rc = pvmi_enter("pvm_siblings");
     if (rc < 0)
         return rc;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "lpvm.h"
 #include "compat.h"
+#include "trace.h"
 
 /* One request with an int-only body and an int status reply. */
 static int call_ints(const char *fn, int tag, const int *args, int n, int *status)
@@ -28,6 +29,7 @@ static int call_ints(const char *fn, int tag, const int *args, int n, int *statu
 
 int pvm_sendsig(int tid, int signum)
 {
+    PVMI_TEV(pvmi_tev_sendsig(tid, signum));
     /* the pvmd drops requests for non-task tids without a reply */
     if (!PVMI_IS_TASK(tid))
         return pvmi_err("pvm_sendsig", PvmBadParam);
@@ -37,6 +39,7 @@ int pvm_sendsig(int tid, int signum)
 
 int pvm_kill(int tid)
 {
+    PVMI_TEV(pvmi_tev_tid1(TEV_KILL, tid));
     if (!PVMI_IS_TASK(tid))
         return pvmi_err("pvm_kill", PvmBadParam);
     int a[2] = { tid, SIGTERM };
@@ -45,6 +48,7 @@ int pvm_kill(int tid)
 
 int pvm_pstat(int tid)
 {
+    PVMI_TEV(pvmi_tev_tid1(TEV_PSTAT, tid));
     if (!PVMI_IS_TASK(tid))
         return pvmi_err("pvm_pstat", PvmBadParam);
     int st;
@@ -55,6 +59,7 @@ int pvm_pstat(int tid)
 
 int pvm_mstat(char *host)
 {
+    PVMI_TEV(pvmi_tev_mstat(host));
     int rc = pvmi_enter("pvm_mstat");
     if (rc < 0)
         return rc;
@@ -149,6 +154,7 @@ static int ntinfo;
 
 int pvm_tasks(int where, int *ntaskp, struct pvmtaskinfo **taskp)
 {
+    PVMI_TEV(pvmi_tev_tasks(where, ntaskp, taskp));
     int rc = pvmi_enter("pvm_tasks");
     if (rc < 0)
         return rc;
@@ -208,6 +214,7 @@ int pvm_tidtohost(int tid)
  * the pvmd has gone, as stock. */
 int pvm_halt(void)
 {
+    PVMI_TEV(pvmi_tev_halt());
     int rc = pvmi_enter("pvm_halt");
     if (rc < 0)
         return rc;
@@ -225,6 +232,7 @@ int pvm_halt(void)
 
 int pvm_tickle(int narg, int *argp, int *nresp, int *resp)
 {
+    PVMI_TEV(pvmi_tev_tickle(narg, argp, nresp, resp));
     if (narg < 1 || narg > 10 || !argp)
         return pvmi_err("pvm_tickle", PvmBadParam);
     int rc = pvmi_enter("pvm_tickle");
@@ -248,20 +256,34 @@ int pvm_tickle(int narg, int *argp, int *nresp, int *resp)
     return 0;
 }
 
-/* Same data representation = same code: the dsig of a host of that arch. */
+/* Same data representation = same code: the dsig of a host of that arch.
+ * From a host list of its own: the one pvm_config handed the caller stays
+ * valid across this call, as with stock. */
 int pvm_archcode(char *arch)
 {
+    PVMI_TEV(pvmi_tev_archcode(arch));
     if (!arch)
         return pvmi_err("pvm_archcode", PvmBadParam);
-    int nh;
-    struct pvmhostinfo *h;
-    int rc = pvm_config(&nh, NULL, &h);
-    if (rc < 0)
+    struct pmsg *rep;
+    int rc = pvmi_enter("pvm_archcode");
+    if (rc < 0 || (rc = pvmi_tm_ask("pvm_archcode", TM_CONFIG, pvmi_xbuf(), &rep)) < 0)
         return rc;
-    for (int i = 0; i < nh; i++)
-        if (!strcmp(h[i].hi_arch, arch))
-            return h[i].hi_dsig;
-    return pvmi_err("pvm_archcode", PvmNotFound);
+    int nh, na, h[3];
+    rc = PvmNotFound;
+    if (pvmi_get_int(rep, &nh) < 0 || pvmi_get_int(rep, &na) < 0)
+        nh = 0;
+    for (int i = 0; i < nh && rc == PvmNotFound; i++) {
+        char *name = NULL, *a = NULL;
+        if (pvmi_get_int(rep, &h[0]) < 0 || !(name = pvmi_get_strdup(rep)) ||
+            !(a = pvmi_get_strdup(rep)) || pvmi_get_ints(rep, &h[1], 2) < 0)
+            rc = PvmSysErr;
+        else if (!strcmp(a, arch))
+            rc = h[2];
+        free(name);
+        free(a);
+    }
+    pmsg_free(rep);
+    return pvmi_err("pvm_archcode", rc);
 }
 
 int pvm_getcontext(void)
@@ -285,6 +307,7 @@ int pvm_setcontext(int ctx)
 
 int pvm_newcontext(void)
 {
+    PVMI_TEV(pvmi_tev_newcontext());
     int zero = 0, cid;
     int rc = call_ints("pvm_newcontext", TM_CONTEXT, &zero, 1, &cid);
     if (rc < 0)
@@ -294,6 +317,7 @@ int pvm_newcontext(void)
 
 int pvm_freecontext(int ctx)
 {
+    PVMI_TEV(pvmi_tev_freecontext(ctx));
     if (ctx == 0)
         return pvmi_err("pvm_freecontext", PvmBadParam);
     int st;

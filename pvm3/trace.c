@@ -66,6 +66,11 @@ static int traced(void)
     return pvmi.tid > 0 && pvmi.trctid > 0 && pvmi.trctid != pvmi.tid;
 }
 
+int pvmi_tev_traced(void)
+{
+    return traced();
+}
+
 void pvmi_tev_update(void)
 {
     if (!pvmi_tev_self_mask[0] && pvmi.tmask[0])   /* PVMTMASK (conn.c) */
@@ -155,6 +160,23 @@ void pvmi_tev_str(int did, const char *s)
     field(did, TEV_DATA_STRING);
     put_int(n);
     pvmi_codec_xdr.pk(buf, PVMI_BYTE, s, n, 1);
+}
+
+/* A string array: the count, then each string as pvmi_tev_str packs it. */
+void pvmi_tev_strs(int did, char *const *v, int n)
+{
+    if (cur_kind < 0)
+        return;
+    if (!v || n < 0)
+        n = 0;
+    field(did, TEV_DATA_STRING | TEV_DATA_ARRAY);
+    put_int(n);
+    for (int i = 0; i < n; i++) {
+        const char *s = v[i] ? v[i] : "";
+        int l = (int)strlen(s) + 1;
+        put_int(l);
+        pvmi_codec_xdr.pk(buf, PVMI_BYTE, s, l, 1);
+    }
 }
 
 static int mask_has(int kind)
@@ -300,10 +322,65 @@ void pvmi_tev_flush(void)
     send_buf();
 }
 
-/* Stock's library takes the sibling list in a message handler that runs
- * as if called by the program: the handler's own calls are traced, after
- * an mhf_invoke event that describes the message.  The same events, with
- * this task's buffers and context, so that counts per kind agree. */
+/* One call of the handler frame: entry with its argument, exit with its
+ * result. */
+static void frame_call(int kind, int did_in, int arg, int did_out, int ret)
+{
+    if (pvmi_tev_begin(kind, TEV_EVENT_ENTRY)) {
+        pvmi_tev_int(did_in, arg);
+        pvmi_tev_fin();
+    }
+    if (pvmi_tev_begin(kind, TEV_EVENT_EXIT)) {
+        pvmi_tev_int(did_out, ret);
+        pvmi_tev_fin();
+    }
+}
+
+/* Stock runs a message handler as if the program called it (even inside
+ * another traced call): an mhf_invoke event describing the handler's key
+ * and the message, then its frame - send buffer none, receive buffer the
+ * message, the message's context - made of traced calls.  sbf, rbf and
+ * octx are the buffers and context the frame replaced. */
+void pvmi_tev_mhf_begin(int src, int tag, int ctx, const struct pmsg *m, int sbf, int rbf,
+                        int octx)
+{
+    if (!traced())
+        return;
+    if (pvmi_tev_begin(TEV_MHF_INVOKE, TEV_EVENT_ENTRY)) {
+        pvmi_tev_int(TEV_DID_RST, src);
+        pvmi_tev_int(TEV_DID_RMC, tag);
+        pvmi_tev_int(TEV_DID_RCX, ctx);
+        pvmi_tev_int(TEV_DID_MB, m->mid);
+        pvmi_tev_int(TEV_DID_MNB, (int)m->len);
+        pvmi_tev_int(TEV_DID_MC, m->tag);
+        pvmi_tev_int(TEV_DID_MCX, m->ctx);
+        pvmi_tev_int(TEV_DID_SRC, m->src);
+        pvmi_tev_fin();
+    }
+    frame_call(TEV_SETSBUF, TEV_DID_MB, 0, TEV_DID_MSB, sbf);
+    frame_call(TEV_SETRBUF, TEV_DID_MB, m->mid, TEV_DID_MRB, rbf);
+    frame_call(TEV_SETCONTEXT, TEV_DID_CXS, m->ctx, TEV_DID_CC, octx);
+}
+
+/* The frame's end: context back, then each buffer back with the one the
+ * handler left freed (stock: freebuf(setsbuf(saved)), the same for the
+ * receive buffer).  *_was are what the handler left current. */
+void pvmi_tev_mhf_end(int ctx_back, int ctx_was, int sbf_back, int sbf_was, int rbf_back,
+                      int rbf_was)
+{
+    if (!traced())
+        return;
+    frame_call(TEV_SETCONTEXT, TEV_DID_CXS, ctx_back, TEV_DID_CC, ctx_was);
+    frame_call(TEV_SETSBUF, TEV_DID_MB, sbf_back, TEV_DID_MSB, sbf_was);
+    frame_call(TEV_FREEBUF, TEV_DID_MB, sbf_was, TEV_DID_CC, 0);
+    frame_call(TEV_SETRBUF, TEV_DID_MB, rbf_back, TEV_DID_MRB, rbf_was);
+    frame_call(TEV_FREEBUF, TEV_DID_MB, rbf_was, TEV_DID_CC, 0);
+}
+
+/* Stock takes the sibling list in its own message handler: the same
+ * events, with this task's buffers and context, so that counts per kind
+ * agree.  The handler unpacks the count and the tids and frees the
+ * message. */
 void pvmi_tev_siblings(const struct pmsg *m, int n)
 {
     if (!traced())
@@ -312,34 +389,7 @@ void pvmi_tev_siblings(const struct pmsg *m, int n)
     struct pmsg *sb = pmsg_sbuf(), *rb = pmsg_rbuf();
     int sbf = sb ? sb->mid : 0, rbf = rb ? rb->mid : 0, ctx = pvmi.ctx;
     int ints[2] = { 1, n };
-    if (pvmi_tev_begin(TEV_MHF_INVOKE, TEV_EVENT_ENTRY)) {
-        pvmi_tev_int(TEV_DID_RST, -1);
-        pvmi_tev_int(TEV_DID_RMC, TC_SIBLINGS);
-        pvmi_tev_int(TEV_DID_RCX, SYSCTX_TC);
-        pvmi_tev_int(TEV_DID_MB, m->mid);
-        pvmi_tev_int(TEV_DID_MNB, (int)m->len);
-        pvmi_tev_int(TEV_DID_MC, m->tag);
-        pvmi_tev_int(TEV_DID_MCX, m->ctx);
-        pvmi_tev_int(TEV_DID_SRC, m->src);
-        pvmi_tev_fin();
-    }
-    /* the handler's frame: buffers and context set, then restored */
-    static const struct { int kind, did_in, did_out; } frame[] = {
-        { TEV_SETSBUF, TEV_DID_MB, TEV_DID_MSB },
-        { TEV_SETRBUF, TEV_DID_MB, TEV_DID_MRB },
-        { TEV_SETCONTEXT, TEV_DID_CXS, TEV_DID_CC },
-    };
-    int args[3] = { 0, m->mid, SYSCTX_TC }, olds[3] = { sbf, rbf, ctx };
-    for (int i = 0; i < 3; i++) {
-        if (pvmi_tev_begin(frame[i].kind, TEV_EVENT_ENTRY)) {
-            pvmi_tev_int(frame[i].did_in, args[i]);
-            pvmi_tev_fin();
-        }
-        if (pvmi_tev_begin(frame[i].kind, TEV_EVENT_EXIT)) {
-            pvmi_tev_int(frame[i].did_out, olds[i]);
-            pvmi_tev_fin();
-        }
-    }
+    pvmi_tev_mhf_begin(-1, TC_SIBLINGS, SYSCTX_TC, m, sbf, rbf, ctx);
     for (int i = 0; i < 2; i++) {
         if (pvmi_tev_begin(TEV_UPKINT, TEV_EVENT_ENTRY)) {
             pvmi_tev_long(TEV_DID_PDA, (long)(size_t)&ints[i]);
@@ -352,25 +402,7 @@ void pvmi_tev_siblings(const struct pmsg *m, int n)
             pvmi_tev_fin();
         }
     }
-    /* freebuf(message), setcontext(back), setsbuf(back), freebuf,
-     * setrbuf(back), freebuf */
-    const struct { int kind, arg, did_in, did_out, ret; } tail[] = {
-        { TEV_FREEBUF, m->mid, TEV_DID_MB, TEV_DID_CC, 0 },
-        { TEV_SETCONTEXT, ctx, TEV_DID_CXS, TEV_DID_CC, SYSCTX_TC },
-        { TEV_SETSBUF, sbf, TEV_DID_MB, TEV_DID_MSB, 0 },
-        { TEV_FREEBUF, 0, TEV_DID_MB, TEV_DID_CC, 0 },
-        { TEV_SETRBUF, rbf, TEV_DID_MB, TEV_DID_MRB, 0 },
-        { TEV_FREEBUF, 0, TEV_DID_MB, TEV_DID_CC, 0 },
-    };
-    for (unsigned i = 0; i < sizeof tail / sizeof tail[0]; i++) {
-        if (pvmi_tev_begin(tail[i].kind, TEV_EVENT_ENTRY)) {
-            pvmi_tev_int(tail[i].did_in, tail[i].arg);
-            pvmi_tev_fin();
-        }
-        if (pvmi_tev_begin(tail[i].kind, TEV_EVENT_EXIT)) {
-            pvmi_tev_int(tail[i].did_out, tail[i].ret);
-            pvmi_tev_fin();
-        }
-    }
+    frame_call(TEV_FREEBUF, TEV_DID_MB, m->mid, TEV_DID_CC, 0);
+    pvmi_tev_mhf_end(ctx, SYSCTX_TC, sbf, 0, rbf, 0);
     pvmi_tev_live = live;
 }

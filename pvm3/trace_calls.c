@@ -161,7 +161,8 @@ int pvmi_tev_mcast(int *tids, int n, int tag)
     return cc;
 }
 
-/* recv, nrecv, trecv and probe: what is asked; the message found. */
+/* recv, nrecv, trecv and probe: what is asked; the message found (probe:
+ * only the result). */
 int pvmi_tev_recv(int kind, int tid, int tag, const struct timeval *tmout)
 {
     int t = pvmi_tev_in();
@@ -182,12 +183,17 @@ int pvmi_tev_recv(int kind, int tid, int tag, const struct timeval *tmout)
     case TEV_PROBE: cc = pvm_probe(tid, tag); break;
     default: cc = pvm_recv(tid, tag); break;
     }
-    if (EXIT(kind)) {
+    if (kind == TEV_PROBE) {   /* stock: the result only */
+        if (EXIT(kind)) {
+            I(CC, cc);
+            FIN;
+        }
+    } else if (EXIT(kind)) {
         struct pmsg *m = cc > 0 ? pmsg_find(cc) : NULL;
         I(MB, cc);
         I(MNB, m ? (int)m->len : -1);
         I(MC, m ? m->tag : -1);
-        I(MCX, m ? m->ctx : -1);
+        I(MCX, pvmi.ctx);   /* stock: the caller's context, not the message's */
         I(SRC, m ? m->src : -1);
         FIN;
     }
@@ -293,11 +299,11 @@ int pvmi_tev_bufinfo(int mid, int *len, int *tag, int *tid)
         if (tid)
             *tid = s;
     }
-    if (EXIT(TEV_BUFINFO)) {
+    if (EXIT(TEV_BUFINFO)) {   /* stock: the status in place of each on failure */
         I(CC, cc);
-        I(MNB, l);
-        I(MC, g);
-        I(SRC, s);
+        I(INB, cc ? cc : l);
+        I(IMC, cc ? cc : g);
+        I(IST, cc ? cc : s);
         FIN;
     }
     pvmi_tev_out();
