@@ -5,6 +5,7 @@
 #
 #   torture.sh --seed S [--transport T]      replay one scenario alone
 #   torture.sh --halt --seed S               one halt scenario (own pvmd)
+#   torture.sh --seeds S1,S2,... [--transport T]  several, in one pvmd
 #   torture.sh --minutes M [--from S]        cycle transports for M minutes
 #   torture.sh --check                       the short run of make check
 #
@@ -26,10 +27,11 @@ export TORTURE_SLOW
 # Stock tasks pass these on to the tasks they spawn too.
 PVM_EXPORT=PVMAM_TRANSPORT:PVMAM_TIMEOUT:TORTURE_SLOW; export PVM_EXPORT
 
-seed="" transport="" minutes="" from="" halt=0 check=0 count=""
+seed="" seeds="" transport="" minutes="" from="" halt=0 check=0 count=""
 while [ $# -gt 0 ]; do
     case $1 in
     --seed) seed=$2; shift ;;
+    --seeds) seeds=$2; shift ;;
     --transport) transport=$2; shift ;;
     --minutes) minutes=$2; shift ;;
     --from) from=$2; shift ;;
@@ -130,6 +132,8 @@ if [ -n "$seed" ] && [ $halt = 1 ]; then
     halt "$seed"
 elif [ -n "$seed" ]; then
     run "${transport:-default}" --seed "$seed"
+elif [ -n "$seeds" ]; then   # a comma list, in one pvmd
+    run "${transport:-default}" --seeds "$seeds"
 elif [ $check = 1 ]; then
     # Fixed seeds covering each pattern x ending and the other classes,
     # spread over the transports, then a few fresh ones per transport.
