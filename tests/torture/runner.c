@@ -293,9 +293,13 @@ int torture_runner(int argc, char **argv)
         n++;
     }
     double dt = now_s() - t0;
-    printf("torture: transport %s: %ld scenario(s), %d failed, %.0f s (%.0f per minute), "
-           "seeds %llu..%llu\n", o.transport, n, failed, dt, dt > 0 ? n * 60 / dt : 0,
-           (unsigned long long)o.from, (unsigned long long)(o.from + (uint64_t)n - 1) );
+    printf("torture: transport %s: %ld scenario(s), %d failed, %.0f s (%.0f per minute), ",
+           o.transport, n, failed, dt, dt > 0 ? n * 60 / dt : 0);
+    if (o.seeds)
+        printf("seeds %s\n", o.seeds);
+    else
+        printf("seeds %llu..%llu\n", (unsigned long long)o.from,
+               (unsigned long long)(o.from + (uint64_t)n - 1));
     pvm_exit();
     return failed ? 1 : 0;
 }

@@ -6,7 +6,8 @@
  *   RUN ...        the runner: scenarios one after another (runner.c)
  *   W ...          a scenario's task, spawned (worker.c)
  *   HALT ... / H   the halt scenario, its runner and tasks (halt.c)
- *   FIND from n    seeds that cover each pattern and ending (for make check)
+ *   FIND from [pattern count]  seeds that cover each pattern and ending,
+ *                  or the first count seeds of a pattern (for make check)
  *   SHOW seed      a seed's shape in words
  */
 #include <stdio.h>
@@ -45,6 +46,15 @@ int torture_find(int argc, char **argv)
 {
     uint64_t from = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
     static struct t_shape s;
+    if (argc > 4) {   /* FIND from pattern-number count */
+        int p = atoi(argv[3]), c = atoi(argv[4]);
+        for (uint64_t seed = from; c > 0 && seed < from + 1000000; seed++) {
+            shape_draw(seed, &s);
+            if (s.pattern == p)
+                printf("%llu\n", (unsigned long long)seed), c--;
+        }
+        return 0;
+    }
     enum { C_STOCK = P_N * E_N, C_CATCH, C_MANY, C_BIG, C_N };
     uint64_t found[C_N] = { 0 };
     int left = C_N;
