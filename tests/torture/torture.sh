@@ -148,16 +148,16 @@ elif [ $check = 1 ]; then
     done
     # Fan-in send-then-exit (pattern 6) on every transport; the floods
     # (pattern 7) seeds 1030 and 1047 hung shm (two-way 64 KiB streams).
-    race=$("$AM" FIND 1 6 3 | tr '\n' ,)
-    list_shm="$list_shm 1030 1047"
+    race=$("$AM" FIND 1 6 8 | tr '\n' ,)
+    list_shm="$list_shm 1030 1047 $("$AM" FIND 1 7 8 | tr '\n' ' ')"
     fresh=${from:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
     echo "torture: fixed seeds:" $fixed
     echo "torture: fresh seeds from $fresh"
     for t in ${transport:-shm tcp udp default off}; do
         eval "l=\$list_$t"
         run "$t" --seeds "$race$(echo $l | tr ' ' ,)"
-        run "$t" --from "$fresh" --count "${count:-25}"
-        fresh=$((fresh + ${count:-25}))
+        run "$t" --from "$fresh" --count "${count:-50}"
+        fresh=$((fresh + ${count:-50}))
     done
     for s in 1 2 3; do halt "$s"; done
     summary
