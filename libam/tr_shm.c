@@ -1487,9 +1487,12 @@ static int wait_out(am_interface_t *ifc, am_endpoint_t *ep, int what, uint64_t n
                 continue;
             }
         }
+        /* about to sleep: the blank replies we owe go first, as before any
+         * sleep (am_event_fd); those to ep queue behind this send */
+        amx_pay_all(ifc);
         STORE(&e->out->prod_waiting, 1);
         FENCE();
-        if (ready(e, what, need) == 0) {
+        if (!ep->dead && ready(e, what, need) == 0) {
             shm_event_fd(ifc);
             struct pollfd p = { .fd = s->epfd, .events = POLLIN };
             poll(&p, 1, ifc->wait_hook ? 1 : 100);
