@@ -258,7 +258,7 @@ static void child_main(struct peer *p, struct am_config cfg, am_interface_t *ifc
 }
 
 /* inherit: the child serves with an interface made before the fork (as
- * examples/ambench does), the parent drops its copy and makes its own. */
+ * bench/ambench does), the parent drops its copy and makes its own. */
 static am_interface_t *start_pair_as(struct peer *p, struct am_config cfg, int inherit)
 {
     am_interface_t *made = NULL;
