@@ -7,14 +7,13 @@
 #   am-T@POLICY runs with PVMAM_WAIT=POLICY, am-init with pvmam_init in every
 #   task (the default transports)
 set -u
-B=${top_builddir:-.}/examples/startup
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/bench.sh"
+B=$(bench_dir bench/startup)
 N=${1:-8} ROUNDS=${2:-15}
 shift 2 2>/dev/null || shift $#
 CONFIGS=${*:-stock am-default am-off}
-. "${top_srcdir:-.}/tests/lib/pvmvm.sh"
-vm_start || exit 1
-OUT=$(mktemp -d)
-vm_cleanup() { rm -rf "$OUT"; }
+bench_tmpvm
 for r in $(seq "$ROUNDS"); do
     for c in $CONFIGS; do
         lib=${c%%-*} tr=${c#am-} wait=

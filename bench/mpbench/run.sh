@@ -19,49 +19,41 @@
 # powers of 4 (and 1 MiB), 3 rounds x 3 runs of <= 5 ms (under a minute).
 # Environment: top_builddir (default .), top_srcdir (default: from this
 # script), PVMD, BENCH_QUICK=1 (same as --quick).  Progress goes to stderr.
+# What the drivers share (options, VM, configurations): ../lib/bench.sh.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-B=$(cd "$top_builddir" && pwd)/examples/mpbench
+. "$here/../lib/bench.sh"
+bench_tag=mpbench
+B=$(bench_dir bench/mpbench)
 OUTDIR=$top_builddir/bench-out
 CONFIGS="stock-default stock-direct am-off am-tcp am-udp am-shm raw"
 # Open MPI joins the default comparison where configure found mpicc
 [ -x "$B/mpbench_mpi" ] && CONFIGS="$CONFIGS mpi"
 ROUNDS=3 REPS=3 MAX=1048576 TCAP=0.01 SIZES="" TESTS=all CROWD=8
-quick=${BENCH_QUICK:-}
-hosts= configs_given=
+hosts=
 extra=()
-while [ $# -gt 0 ]; do
+bench_usage="[--quick] [--out DIR] [--rounds N] [--reps N] [--configs LIST] [--sizes LIST]
+    [--max BYTES] [--tcap SECS] [--tests LIST] [--crowd N] [--hosts] [-- mpbench options]"
+driver_opt() {
     case $1 in
-    --quick) quick=1 ;;
-    --out) OUTDIR=$2; shift ;;
-    --rounds) ROUNDS=$2; shift ;;
-    --reps) REPS=$2; shift ;;
-    --configs) CONFIGS=$(echo "$2" | tr , ' '); configs_given=1; shift ;;
-    --sizes) SIZES=$2; shift ;;
-    --max) MAX=$2; shift ;;
-    --tcap) TCAP=$2; shift ;;
-    --tests) TESTS=$2; shift ;;
-    --crowd) CROWD=$2; shift ;;
-    --hosts) hosts=1 ;;
-    --) shift; extra=("$@"); break ;;
-    *) echo "usage: run.sh [--quick] [--out DIR] [--rounds N] [--reps N] [--configs LIST]" \
-            "[--sizes LIST] [--max BYTES] [--tcap SECS] [--tests LIST] [--crowd N]" \
-            "[-- mpbench options]" >&2; exit 2 ;;
+    --sizes) SIZES=$2 ;;
+    --max) MAX=$2 ;;
+    --tcap) TCAP=$2 ;;
+    --tests) TESTS=$2 ;;
+    --crowd) CROWD=$2 ;;
+    --hosts) hosts=1 bench_used=1 ;;
+    --) shift; extra=("$@"); bench_used=$(($# + 1)) ;;
+    *) bench_used=0 ;;
     esac
-    shift
-done
-[ "$quick" = 0 ] && quick=
+}
+bench_args "$@"
 if [ -n "$quick" ]; then
     # explicit options given with --quick still win
     [ "$TCAP" = 0.01 ] && TCAP=0.005
     [ "$TESTS" = all ] && TESTS=latency,bandwidth
     [ -z "$SIZES" ] && SIZES=$(awk -v m="$MAX" 'BEGIN { for (n = 8; n < m; n *= 4) printf "%d,", n; print m }')
 fi
-for p in mpbench_stock mpbench_am rawbench; do
-    [ -x "$B/$p" ] || { echo "run.sh: $B/$p not built (make)" >&2; exit 2; }
-done
+bench_need mpbench_stock mpbench_am rawbench
 case " $CONFIGS " in
 *" mpi "*) [ -x "$B/mpbench_mpi" ] ||
     { echo "run.sh: $B/mpbench_mpi not built (configure found no mpicc)" >&2; exit 2; } ;;
@@ -69,10 +61,7 @@ esac
 if [ -n "$SIZES" ]; then sizeopt=(-s "$SIZES"); else sizeopt=(-m "$MAX"); fi
 common=(-r "$REPS" -w 5 -i 1000 -t "$TCAP" "${sizeopt[@]}")
 
-mkdir -p "$OUTDIR" || exit 2
-OUTDIR=$(cd "$OUTDIR" && pwd)
-rm -rf "$OUTDIR/rounds" "$OUTDIR/dat"
-mkdir -p "$OUTDIR/rounds" "$OUTDIR/dat"
+bench_outdir
 if [ -n "$hosts" ]; then
     # two namespace hosts; every program of the run on node1, slaves on node2
     [ -n "$configs_given" ] || CONFIGS="stock-default stock-direct am-tcp am-udp raw"
@@ -80,20 +69,13 @@ if [ -n "$hosts" ]; then
         case $c in am-off*|am-shm*|am-default*|mpi) ;; *) echo "$c" ;; esac
     done | paste -sd' ')
     CROWD=0
-    . "$top_srcdir/tests/lib/netvm.sh"
-    nvm_start 2 || exit 1
-    nvm_addhosts || exit 1
+    bench_vm 2
     MPBENCH_HOST=$(nvm_name 2); export MPBENCH_HOST
-    on1() { nvm_on 1 "$@"; }
     RAW_NS=(-N "/run/netns/$(nvm_ns 2):$(nvm_addr 1):$(nvm_addr 2)")
 else
     RAW_NS=()
-    . "$top_srcdir/tests/lib/pvmvm.sh"
-    vm_start || exit 1
-    on1() { "$@"; }
+    bench_vm ""
 fi
-start=$(date +%s)
-say() { echo "[mpbench $(( $(date +%s) - start ))s] $*" >&2; }
 say "output in $OUTDIR; configurations: $CONFIGS; rounds: $ROUNDS;" \
     "sizes: ${SIZES:-8..$MAX}${quick:+ (quick)}"
 
@@ -109,19 +91,8 @@ collectives() {
 mpb() {
     local cfg=$1; shift
     case $cfg in
-    stock-default) (unset PVMAM_TRANSPORT; on1 timeout 300 "$B/mpbench_stock" "$@") ;;
-    stock-direct)  (unset PVMAM_TRANSPORT; on1 timeout 300 "$B/mpbench_stock" -d "$@") ;;
-    am-*@*)   # am-TRANSPORT@POLICY: with PVMAM_WAIT=POLICY
-        (export PVMAM_WAIT=${cfg#*@}; mpb "${cfg%@*}" "$@") ;;
-    am-default)   # no PVMAM_TRANSPORT: what a user gets (shm,tcp)
-        (unset PVMAM_TRANSPORT; export PVM_EXPORT=${PVM_EXPORT:+$PVM_EXPORT:}PVMAM_WAIT
-         timeout 300 "$B/mpbench_am" "$@") ;;
-    am-*)
-        # spawned tasks get the transport through PVM_EXPORT, as users would do it
-        (export PVMAM_TRANSPORT=${cfg#am-} PVM_EXPORT=${PVM_EXPORT:+$PVM_EXPORT:}PVMAM_TRANSPORT:PVMAM_WAIT
-         on1 timeout 300 "$B/mpbench_am" "$@") ;;
     mpi) mpi_run "$@" ;;
-    *) echo "run.sh: unknown configuration $cfg" >&2; return 2 ;;
+    *) bench_cfg "$cfg" 300 "$B/mpbench_stock" "$B/mpbench_am" "$@" ;;
     esac
 }
 
@@ -165,7 +136,6 @@ raw_tests() {
     esac
 }
 
-rm -f "$OUTDIR/failed"
 ncfg=$(echo $CONFIGS | wc -w)
 for k in $(seq "$ROUNDS"); do
     i=0
@@ -175,12 +145,7 @@ for k in $(seq "$ROUNDS"); do
         run_one "$cfg" "$k"
     done
 done
-vm_atexit
-say "measurements done; medians, figures and table"
-bash "$here/report.sh" "$OUTDIR" $CONFIGS || exit 1
-bash "$here/plot.sh" "$OUTDIR" $CONFIGS || say "no figures (gnuplot missing or failed)"
-cat "$OUTDIR/summary.txt"
-say "done: $OUTDIR/summary.txt, $OUTDIR/*.png, $OUTDIR/dat/"
+bench_report
 failed=
 [ -s "$OUTDIR/failed" ] && failed=$(sort -u "$OUTDIR/failed" | paste -sd' ')
 echo

@@ -8,19 +8,19 @@
 # publishing the answer, costs about the same time whatever the line does, so whether
 # a path stays within 2x depends on the minute.  This runs `ambench 3 shm 8` RUNS times
 # (default 20), GAP_SECONDS apart (default 10), prints each run's fastest-round times
-# (bare line, protocol floor of examples/ambench/floor.c, libam) and then, per class of
+# (bare line, protocol floor of bench/ambench/floor.c, libam) and then, per class of
 # bare line, how many runs each path kept within 2x, by fastest rounds and by medians.
 # A run whose three figures disagree on the class (the VM moved during it) is counted
 # apart.
 #
-# Run from the build tree: examples/ambench/periods.sh 30 (or set AMBENCH)
+# Run from the build tree: bench/ambench/periods.sh 30 (or set AMBENCH)
 set -u
 runs=${1:-20}
 gap=${2:-10}
 case "$runs$gap" in *[!0-9]*|'') echo "periods.sh: RUNS and GAP_SECONDS are whole numbers" >&2; exit 2;; esac
 here=$(cd "$(dirname "$0")" && pwd)
 bench=${AMBENCH:-$here/ambench}   # AMBENCH: the build tree's, when it is not beside this
-[ -x "$bench" ] || { echo "periods.sh: $bench is not built (make examples/ambench/ambench)" >&2; exit 2; }
+[ -x "$bench" ] || { echo "periods.sh: $bench is not built (make bench/ambench/ambench)" >&2; exit 2; }
 out=$(mktemp) || exit 2
 trap 'rm -f "$out"' EXIT
 for i in $(seq "$runs"); do

@@ -11,26 +11,14 @@ set -u
 OUT=$1; shift
 CONFIGS="$*"
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/bench.sh"
 D=$OUT/dat
 mkdir -p "$D"
-
-# "slaves seconds" lines -> "slaves median min max count", by slave count
-agg() {
-    awk '{ if (!($1 in v)) sz[++k] = $1; v[$1] = v[$1] " " $2 }
-    END {
-        for (i = 1; i <= k; i++) {
-            n = split(v[sz[i]], a, " ")
-            for (x = 2; x <= n; x++) { t = a[x] + 0; for (y = x - 1; y >= 1 && a[y] + 0 > t; y--) a[y + 1] = a[y]; a[y + 1] = t }
-            med = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-            printf "%s %.6g %.6g %.6g %d\n", sz[i], med, a[1], a[n], n
-        }
-    }' | sort -n
-}
 
 CFGS=""
 for cfg in $CONFIGS; do
     ls "$OUT/rounds/$cfg"/r*/s*.txt >/dev/null 2>&1 || continue
-    cat "$OUT/rounds/$cfg"/r*/s*.txt | awk -f "$here/seconds.awk" | agg > "$D/$cfg.spread"
+    cat "$OUT/rounds/$cfg"/r*/s*.txt | awk -f "$here/seconds.awk" | bench_agg > "$D/$cfg.spread"
     [ -s "$D/$cfg.spread" ] || continue
     CFGS="$CFGS $cfg"
     awk '{ print $1, $2 }' "$D/$cfg.spread" > "$D/$cfg.dat"
@@ -51,16 +39,7 @@ table() {  # title, file suffix, awk format of one cell from $2 $3 $4 $5
     echo "== $1"
     for c in $CFGS; do
         awk -v c="$c" "{ printf \"%s %s %s\\n\", c, \$1, $3 }" "$D/$c.$2"
-    done | awk '{ if (!($2 in s)) sz[++k] = $2 + 0; s[$2] = 1
-                  if (!($1 in cs)) col[++m] = $1; cs[$1] = 1
-                  cell[$1 " " $2] = $3 (NF > 3 ? " " $4 : "") }
-        END {
-            for (x = 2; x <= k; x++) { t = sz[x]; for (y = x - 1; y >= 1 && sz[y] > t; y--) sz[y + 1] = sz[y]; sz[y + 1] = t }
-            printf "%7s", "slaves"; for (j = 1; j <= m; j++) printf " %16s", col[j]; printf "\n"
-            for (i = 1; i <= k; i++) { printf "%7s", sz[i]
-                for (j = 1; j <= m; j++) printf " %16s", ((col[j] " " sz[i]) in cell) ? cell[col[j] " " sz[i]] : "-"
-                printf "\n" }
-        }'
+    done | bench_table slaves 7
 }
 
 {

@@ -14,55 +14,33 @@
 # untimed pass (under 1.5 minutes here).  Quick: 1 round (under 20 s).
 # Environment: top_builddir (default .), top_srcdir (default: from this
 # script), PVMD, BENCH_QUICK=1 (same as --quick).  Progress goes to stderr.
+# The program is examples/fft; what the drivers share: ../lib/bench.sh.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-top_srcdir=${top_srcdir:-$(cd "$here/../.." && pwd)}
-top_builddir=${top_builddir:-.}
-B=$(cd "$top_builddir" && pwd)/examples/fft
+. "$here/../lib/bench.sh"
+bench_tag=fft
+B=$(bench_dir examples/fft)
 OUTDIR=$top_builddir/bench-fft-out
 CONFIGS="stock-default stock-direct am-off am-tcp am-udp am-shm"
 ROUNDS=5 REPS=3 WARM=1 N=1152 SLAVES="1 2 4 8" GRAN=row HOSTS=
-quick=${BENCH_QUICK:-}
-while [ $# -gt 0 ]; do
+bench_usage="[--quick] [--out DIR] [--rounds N] [--reps N] [--warm N] [--n N]
+    [--slaves LIST] [--gran row|pair] [--configs LIST] [--hosts H]"
+driver_opt() {
     case $1 in
-    --quick) quick=1 ;;
-    --out) OUTDIR=$2; shift ;;
-    --rounds) ROUNDS=$2; shift ;;
-    --reps) REPS=$2; shift ;;
-    --warm) WARM=$2; shift ;;
-    --n) N=$2; shift ;;
-    --slaves) SLAVES=$(echo "$2" | tr , ' '); shift ;;
-    --gran) GRAN=$2; shift ;;
-    --configs) CONFIGS=$(echo "$2" | tr , ' '); shift ;;
-    --hosts) HOSTS=$2; shift ;;
-    *) echo "usage: run.sh [--quick] [--out DIR] [--rounds N] [--reps N] [--warm N] [--n N]" \
-            "[--slaves LIST] [--gran row|pair] [--configs LIST] [--hosts H]" >&2; exit 2 ;;
+    --warm) WARM=$2 ;;
+    --n) N=$2 ;;
+    --slaves) SLAVES=$(echo "$2" | tr , ' ') ;;
+    --gran) GRAN=$2 ;;
+    --hosts) HOSTS=$2 ;;
+    *) bench_used=0 ;;
     esac
-    shift
-done
-[ "$quick" = 0 ] && quick=
+}
+bench_args "$@"
 # explicit options given with --quick still win
 [ -n "$quick" ] && [ "$ROUNDS" = 5 ] && ROUNDS=1
-for p in fft_stock fft_am; do
-    [ -x "$B/$p" ] || { echo "run.sh: $B/$p not built (make)" >&2; exit 2; }
-done
-
-mkdir -p "$OUTDIR" || exit 2
-OUTDIR=$(cd "$OUTDIR" && pwd)
-rm -rf "$OUTDIR/rounds" "$OUTDIR/dat" "$OUTDIR/failed"
-mkdir -p "$OUTDIR/rounds" "$OUTDIR/dat"
-if [ -n "$HOSTS" ]; then
-    . "$top_srcdir/tests/lib/netvm.sh"
-    nvm_start "$HOSTS" || exit 1
-    nvm_addhosts || exit 1
-    on1() { nvm_on 1 "$@"; }
-else
-    . "$top_srcdir/tests/lib/pvmvm.sh"
-    vm_start || exit 1
-    on1() { "$@"; }
-fi
-start=$(date +%s)
-say() { echo "[fft $(( $(date +%s) - start ))s] $*" >&2; }
+bench_need fft_stock fft_am
+bench_outdir
+bench_vm "$HOSTS"
 say "output in $OUTDIR; N=$N, granularity $GRAN, slaves: $SLAVES; configurations: $CONFIGS;" \
     "rounds: $ROUNDS x $REPS timed passes${quick:+ (quick)}"
 echo "$N $GRAN $ROUNDS $REPS $WARM" > "$OUTDIR/params"
@@ -74,16 +52,7 @@ run_one() {
     local cfg=$1 s=$2 k=$3 dir=$OUTDIR/rounds/$1/r$3 rc
     local args=(-n "$N" -s "$s" -g "$GRAN" -w "$WARM" -r "$REPS" -T 110)
     mkdir -p "$dir"
-    case $cfg in
-    stock-default) (unset PVMAM_TRANSPORT; on1 timeout 120 "$B/fft_stock" "${args[@]}") ;;
-    stock-direct)  (unset PVMAM_TRANSPORT; on1 timeout 120 "$B/fft_stock" -d "${args[@]}") ;;
-    am-default) (unset PVMAM_TRANSPORT; on1 timeout 120 "$B/fft_am" "${args[@]}") ;;
-    am-*)
-        # spawned tasks get the transport through PVM_EXPORT, as users would do it
-        (export PVMAM_TRANSPORT=${cfg#am-} PVM_EXPORT=${PVM_EXPORT:+$PVM_EXPORT:}PVMAM_TRANSPORT
-         on1 timeout 120 "$B/fft_am" "${args[@]}") ;;
-    *) echo "run.sh: unknown configuration $cfg" >&2; return 2 ;;
-    esac > "$dir/s$s.txt" 2> "$dir/s$s.err"
+    bench_cfg "$cfg" 120 "$B/fft_stock" "$B/fft_am" "${args[@]}" > "$dir/s$s.txt" 2> "$dir/s$s.err"
     rc=$?
     if [ $rc != 0 ] || grep -q ' FAIL$' "$dir/s$s.txt"; then
         say "$cfg S=$s round $k FAILED (exit $rc): $(grep -v 'BEGIN\|EOF\|waiting' "$dir/s$s.err" | tail -2 | tr '\n' ' ')"
@@ -105,12 +74,7 @@ for k in $(seq "$ROUNDS"); do
         done
     done
 done
-vm_stop
-say "measurements done; medians, table and figures"
-bash "$here/report.sh" "$OUTDIR" $CONFIGS || exit 1
-bash "$here/plot.sh" "$OUTDIR" $CONFIGS || say "no figures (gnuplot missing or failed)"
-cat "$OUTDIR/summary.txt"
-say "done: $OUTDIR/summary.txt, $OUTDIR/*.png, $OUTDIR/dat/"
+bench_report
 if [ -s "$OUTDIR/failed" ]; then
     say "FAILED runs: $(tr '\n' ';' < "$OUTDIR/failed")"
     exit 1

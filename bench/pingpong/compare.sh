@@ -6,13 +6,12 @@
 # configuration's speedup over stock.
 #   compare.sh [max-bytes] [seconds-per-size] [rounds]
 set -u
-B=${top_builddir:-.}/examples/pingpong
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/bench.sh"
+B=$(bench_dir bench/pingpong)
 MAX=${1:-4194304} SECS=${2:-0.3} ROUNDS=${3:-3}
 CONFIGS="stock stock-direct am-off am-tcp am-udp"
-. "${top_srcdir:-.}/tests/lib/pvmvm.sh"
-vm_start || exit 1
-OUT=$(mktemp -d)
-vm_cleanup() { rm -rf "$OUT"; }
+bench_tmpvm
 for r in $(seq "$ROUNDS"); do
     for c in $CONFIGS; do
         echo "round $r/$ROUNDS: $c" >&2

@@ -7,23 +7,12 @@
 # (size median min max runs), statistics over all runs of all rounds,
 # OUTDIR/metrics.dat and OUTDIR/summary.txt.
 set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/bench.sh"
 OUT=$1; shift
 CONFIGS="$*"
 D=$OUT/dat
 mkdir -p "$D"
-
-# "size run1 run2 ..." lines of several rounds -> "size median min max runs"
-agg() {
-    awk '{ if (!($1 in v)) sz[++k] = $1; for (f = 2; f <= NF; f++) v[$1] = v[$1] " " $f }
-    END {
-        for (i = 1; i <= k; i++) {
-            n = split(v[sz[i]], a, " ")
-            for (x = 2; x <= n; x++) { t = a[x] + 0; for (y = x - 1; y >= 1 && a[y] + 0 > t; y--) a[y + 1] = a[y]; a[y + 1] = t }
-            med = n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-            printf "%s %.6g %.6g %.6g %d\n", sz[i], med, a[1], a[n], n
-        }
-    }' "$@" | sort -n
-}
 
 # raw-socket series are named after their socket: raw-tcp_latency, ...
 for cfg in $CONFIGS; do
@@ -32,7 +21,7 @@ for cfg in $CONFIGS; do
     while read -r t; do
         name=${cfg}_$t
         [ "$cfg" = raw ] && name=raw-${t%%_*}_${t#*_}
-        agg "$OUT/rounds/$cfg"/r*/"$t.runs" > "$D/$name.spread"
+        bench_agg "$OUT/rounds/$cfg"/r*/"$t.runs" > "$D/$name.spread"
         awk '{ print $1, $2 }' "$D/$name.spread" > "$D/$name.dat"
     done
 done
@@ -127,14 +116,6 @@ done 2>/dev/null >> "$OUT/metrics.dat"
         for cf in "${files[@]}"; do
             awk -v c="${cf%%=*}" '{ p = $2 != 0 ? sprintf("+-%.0f%%", ($4 - $3) / 2 / $2 * 100) : "+-0%"
                 printf "%s %s %.4g %s\n", c, $1, $2, ($5 > 1 ? p : "") }' "${cf#*=}"
-        done | awk '{ if (!($2 in s)) sz[++k] = $2 + 0; s[$2] = 1
-                      if (!($1 in cs)) col[++m] = $1; cs[$1] = 1; cell[$1 " " $2] = $3 " " $4 }
-        END {
-            for (x = 2; x <= k; x++) { t = sz[x]; for (y = x - 1; y >= 1 && sz[y] > t; y--) sz[y + 1] = sz[y]; sz[y + 1] = t }
-            printf "%10s", "bytes"; for (j = 1; j <= m; j++) printf " %16s", col[j]; printf "\n"
-            for (i = 1; i <= k; i++) { printf "%10s", sz[i]
-                for (j = 1; j <= m; j++) printf " %16s", ((col[j] " " sz[i]) in cell) ? cell[col[j] " " sz[i]] : "-"
-                printf "\n" }
-        }'
+        done | bench_table bytes 10
     done
 } > "$OUT/summary.txt"
