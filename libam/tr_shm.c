@@ -244,8 +244,9 @@ static int shm_recv(am_interface_t *ifc)
         s->armed = 0;
         mark_sleeping(ifc, 0);
         handled += run_events(ifc);
-    } else if (!(s->polls % (s->handshakes ? 16 : 256))) {
-        /* new connections, dead peers, welcomes: now and then */
+    } else if (!(s->polls & (s->handshakes ? 15 : 255))) {
+        /* new connections, dead peers, welcomes: now and then (a mask,
+         * not a division: this runs on every poll) */
         handled += run_events(ifc);
     }
     int k = 0;
