@@ -4,7 +4,7 @@
  * passed over the set-up socket.  A header of its own so that tests can
  * play a peer with well-formed bytes (tests/fuzz/fuzz_am_shm.c writes the
  * records a peer would, tests/integration/stranger_raw.c says a hello,
- * examples/ambench/floor.c measures the least these records cost);
+ * bench/ambench/floor.c measures the least these records cost);
  * nothing here is libam's API.
  */
 #ifndef TR_SHM_H
