@@ -35,48 +35,6 @@ static void mbox_name(char *buf, size_t n, int tid)
     snprintf(buf, n, PVMAM_MBOX_PREFIX "%x", tid);
 }
 
-/* ---- control messages over the daemon route ---------------------------- */
-
-/* Strings travel as {int length, bytes} so a receiver can bound them;
- * everything is packed in pvm3's internal buffers (route.h), never the
- * user's current ones. */
-int pvmx_ctrl_post(struct pmsg *m, int tag, const int *dsts, int n)
-{
-    int rc = 0;
-    for (int i = 0; rc >= 0 && i < n; i++) {
-        m->tag = tag;
-        m->ctx = SYSCTX_TC;
-        m->src = pvmx.mytid;
-        m->dst = dsts[i];
-        rc = pvmi_send_daemon(dsts[i], m);
-    }
-    pmsg_free(m);
-    return rc;
-}
-
-int pvmx_send_ctrl(int dst, int tag, const int *ints, int nint, const char *str)
-{
-    struct pmsg *m = pvmi_xbuf();
-    if (!m)
-        return PvmNoMem;
-    int rc = pvmi_put_ints(m, ints, nint);
-    if (rc >= 0 && str)
-        rc = pvmi_put_counted(m, str);
-    if (rc < 0) {
-        pmsg_free(m);
-        return rc;
-    }
-    return pvmx_ctrl_post(m, tag, &dst, 1);
-}
-
-int pvmx_ctrl_unpack(struct pmsg *m, int *ints, int nint, char *str, size_t max)
-{
-    int rc = pvmi_get_ints(m, ints, nint);
-    if (rc >= 0 && str)
-        rc = pvmi_get_counted(m, str, max);
-    return rc < 0 ? rc : 0;
-}
-
 /* ---- the mailbox ------------------------------------------------------- */
 
 int pvmx_publish(void)
@@ -341,11 +299,6 @@ int pvmx_ctrl_filter(struct pmsg *m)
 {
     if (!PVMAM_IS_CTRL(m))
         return 0;
-    if (PVMAM_IS_INIT(m->tag)) {
-        pvmx_init_note(m);
-        pmsg_free(m);
-        return 1;
-    }
     if (m->tag == PVMAM_TAG_EXIT) {   /* from the pvmd: {tid} exited */
         int tid = 0;
         struct pvmx_peer *p = NULL;
@@ -377,15 +330,8 @@ int pvmx_ctrl_filter(struct pmsg *m)
         return 1;
     }
     int with_addr = m->tag == PVMAM_TAG_REQ || m->tag == PVMAM_TAG_CONN;
-    int who = 0;
     char addr[sizeof p->addr];
-    int rc = pvmx_ctrl_unpack(m, &who, with_addr, with_addr ? addr : NULL, sizeof addr);
-    /* REQ carries its address list, CONN the one address it connected from */
-    char list[PVMX_NIFC][AM_ADDR_MAX];
-    if (rc >= 0 && with_addr &&
-        pvmx_addrs_split(addr, list, m->tag == PVMAM_TAG_CONN ? 1 : PVMX_NIFC) < 0)
-        rc = PvmBadMsg;
-    if (rc < 0 || (with_addr && who != m->src)) {
+    if (pvmx_ctrl_parse(m, addr, sizeof addr) < 0) {
         pvmx_log("malformed control message from t%x dropped", m->src);
         if (m->tag == PVMAM_TAG_CONN)
             defer(&p->need_nak);

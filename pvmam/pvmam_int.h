@@ -90,7 +90,7 @@ int pvmx_peer_count(void);
 struct pvmx_peer *pvmx_peer_at(int i);
 void pvmx_peers_free(void);
 
-/* ---- global state ---------------------------------------------------- */
+/* ---- global state (state.c) ------------------------------------------- */
 struct pvmx_state {
     struct pvmx_config cfg;
     int on;                   /* AM usable (transport up) */
@@ -126,7 +126,7 @@ am_interface_t *pvmx_ifc_of(const char *addr);
  * Returns the interface (and p's address in it, into addr) or NULL. */
 am_interface_t *pvmx_ifc_next(const struct pvmx_peer *p, int *i, char *addr);
 
-/* ---- link set-up (link.c) ---------------------------------------------- */
+/* ---- link set-up (link.c; control messages in ctrl.c) -------------------- */
 /* Control messages between libpvm3am tasks, over the daemon route, in the
  * TC context with tags outside the TC_* range (stock tasks never get them:
  * they go only to tasks found in the mailbox). */
@@ -178,6 +178,9 @@ int pvmx_send_ctrl(int dst, int tag, const int *ints, int nint, const char *str)
  * the daemon route; frees m. */
 int pvmx_ctrl_post(struct pmsg *m, int tag, const int *dsts, int n);
 int pvmx_ctrl_unpack(struct pmsg *m, int *ints, int nint, char *str, size_t max);
+/* Read and check a REQ or CONN's body (its address into addr); 0 also for
+ * the others, which carry nothing.  < 0: malformed, not to be acted on. */
+int pvmx_ctrl_parse(struct pmsg *m, char *addr, size_t max);
 
 /* ---- pvmam_init messages (init.c) ---------------------------------- */
 void pvmx_init_note(struct pmsg *m);        /* HELLO/TABLE/DONE/GO arrived */
