@@ -18,14 +18,14 @@ static int r_reaches(void *ctx, int tid)
     if (!pvmx.on)
         return 0;
     struct pvmx_peer *p = pvmx_peer_find(tid);
-    return p && p->tx_open;
+    return p && pvmx_link_tx(p);
 }
 
 static int r_send(void *ctx, int tid, struct pmsg *m)
 {
     (void)ctx;
     struct pvmx_peer *p = pvmx_peer_find(tid);
-    if (!p || p->dead || p->need_close)
+    if (!p || pvmx_link_dead(p) || p->need_close)
         return PvmNoTask;   /* the peer died or exited: as stock says for a gone task */
     return pvmx_frag_send(p, m);
 }
@@ -34,7 +34,7 @@ static int r_send_bytes(void *ctx, int tid, int tag, int msgctx, const void *buf
 {
     (void)ctx;
     struct pvmx_peer *p = pvmx_peer_find(tid);
-    if (!p || p->dead || p->need_close)
+    if (!p || pvmx_link_dead(p) || p->need_close)
         return PvmNoTask;
     return pvmx_frag_send_bytes(p, tag, msgctx, buf, len);
 }
@@ -123,7 +123,7 @@ static void on_dead(am_interface_t *ifc, int32_t tid, void *arg)
     (void)arg;
     struct pvmx_peer *p = pvmx_peer_find(tid);
     if (p && p->ifc == ifc) {
-        p->dead = 1;
+        pvmx_link_die(p);
         /* whole messages held for its SWITCH or READY stay: that is
          * still on its way through the pvmd and releases them (link.c) */
         pvmx_peer_drop_partial(p);

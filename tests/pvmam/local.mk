@@ -2,3 +2,11 @@
 # than two files), checked on the built objects.
 TESTS += tests/pvmam/call-circles.sh
 EXTRA_DIST += tests/pvmam/call-circles.sh
+
+# The link state machine (Check), linked from its sources only: it needs
+# the shared state for its log, nothing of pvm3's or libam's code.
+check_PROGRAMS += tests/pvmam/test_linkstate
+tests_pvmam_test_linkstate_SOURCES = tests/pvmam/test_linkstate.c pvmam/linkstate.c pvmam/state.c
+tests_pvmam_test_linkstate_CPPFLAGS = $(AM_CPPFLAGS) $(TIRPC_CFLAGS) $(CHECK_CFLAGS)
+tests_pvmam_test_linkstate_LDADD = $(CHECK_LIBS)
+TESTS += tests/pvmam/test_linkstate
