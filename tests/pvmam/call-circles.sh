@@ -11,9 +11,11 @@ for o in "$@"; do
   f=$(basename "$o" .o); f=${f#libpvm3am_la-}
   nm "$o" | awk -v f="$f" '$2 ~ /^[TDBR]$/ { print "D", f, $3 } $1 == "U" { print "U", f, $2 }'
 done | awk '
-  $1 == "D" { def[$3] = $2; next }
+  $1 == "D" { def[$3] = $2; ndef++; next }
   { use[++n] = $2 " " $3 }
   END {
+    # objects without a symbol table (LTO-only) would pass unchecked
+    if (!ndef) { print "no symbols read from the objects: cannot check"; exit 99 }
     for (i = 1; i <= n; i++) {
       split(use[i], a, " ")
       if ((a[2] in def) && def[a[2]] != a[1]) edge[a[1] "," def[a[2]]] = 1
