@@ -295,9 +295,6 @@ void pvmi_disconnect(void)
     pvmi_compat_publish();
 }
 
-void pvmi_catchout_flush(void);   /* catchout.c */
-void pvmi_mhf_clear(void);        /* mhf.c */
-
 int pvm_exit(void)
 {
     PVMI_TEV(pvmi_tev_exit());

@@ -41,8 +41,6 @@ static void siblings(struct pmsg *m)
     pvmi_tev_siblings(m, n);
 }
 
-void pvmi_catchout_msg(struct pmsg *m);   /* catchout.c */
-
 void pvmi_ctrl(struct pmsg *m)
 {
     switch (m->tag) {

@@ -102,6 +102,17 @@ void pvmi_run_pending(void);
 void pvmi_rxq_reset(void);   /* drop everything queued */
 void pvmi_note_input(void);
 
+/* mhf.c: user message handlers (pvm_addmhf); rxq.c queues a matching
+ * message and runs its handler at the safe point. */
+int pvmi_mhf_match(const struct pmsg *m);
+void pvmi_mhf_run(struct pmsg *m);
+void pvmi_mhf_clear(void);
+
+/* catchout.c: output of children (pvm_catchout), TC_OUTPUT by TC_OUTPUT;
+ * flush waits for every child's EOF before pvm_exit. */
+void pvmi_catchout_msg(struct pmsg *m);
+void pvmi_catchout_flush(void);
+
 /* tm.c: requests to the pvmd. */
 int pvmi_tm_call(int tag, struct pmsg *req, struct pmsg **reply);
 int pvmi_tm_send(int tag, struct pmsg *req);   /* no reply expected */
@@ -120,6 +131,10 @@ int pvmi_tm_ask(const char *fn, int tag, struct pmsg *req, struct pmsg **rep);
  * The reply stays in *rep when rep is not NULL and the status is >= 0
  * (caller frees). */
 int pvmi_tm_status(int tag, struct pmsg *req, struct pmsg **rep);
+/* The daemon's message m is the reply a request waits for: taken (1). */
+int pvmi_tm_take_reply(struct pmsg *m);
+/* A request is waiting for its reply: control work must wait too. */
+int pvmi_tm_busy(void);
 
 /* xbuf.c: internal buffers (the rest is in route.h). */
 char *pvmi_get_strdup(struct pmsg *m);   /* NULL on error */
@@ -133,6 +148,10 @@ int pvmi_frag_size(void);
 int pvmi_send_msg(int dst, struct pmsg *m);
 /* multicast through the pvmd to tids (sorted, unique, not self). */
 int pvmi_mcast_pvmd(const int *tids, int n, struct pmsg *m);
+/* multicast to tids by whichever route reaches each. */
+int pvmi_mcast(const int *tids, int n, struct pmsg *m);
+/* bytes one item of a pvm_psend type takes (0: unknown type). */
+size_t pvmi_psend_size(int type);
 
 /* ctrl.c: TC_* control messages. */
 void pvmi_ctrl(struct pmsg *m);

@@ -8,11 +8,6 @@
 #include "lpvm.h"
 #include "route_int.h"
 
-int pvmi_tm_take_reply(struct pmsg *m);
-int pvmi_tm_busy(void);
-int pvmi_mhf_match(const struct pmsg *m);   /* mhf.c */
-void pvmi_mhf_run(struct pmsg *m);
-
 static struct pmsg *qhead, *qtail;          /* user receive queue */
 static struct pmsg *chead, *ctail;          /* control work, deferred */
 static unsigned long ndelivered;
