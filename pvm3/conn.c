@@ -300,7 +300,8 @@ int pvm_exit(void)
     PVMI_TEV(pvmi_tev_exit());
     if (pvmi.tid <= 0)
         return 0;
-    pvmi_catchout_flush();
+    if (pvmi.output_flush)
+        pvmi.output_flush();
     pvmi_mhf_clear();
     if (!pvmi.dead) {
         pvmi_routes_flush();   /* our messages first: the pvmd reports the exit */

@@ -51,7 +51,8 @@ void pvmi_ctrl(struct pmsg *m)
         siblings(m);
         break;
     case TC_OUTPUT:
-        pvmi_catchout_msg(m);
+        if (pvmi.output_msg)   /* TC_OUTPUT comes only after pvm_catchout */
+            pvmi.output_msg(m);
         break;
     default:
         /* TC_CONACK (we never ask), TC_TASKEXIT, TC_NOOP,
