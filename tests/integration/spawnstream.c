@@ -79,8 +79,8 @@ int main(int argc, char **argv)
     struct timeval tmo = { 60, 0 };
     if (!rc && pvm_trecv(tid, TAG_DONE, &tmo) > 0)
         pvm_upkint(&good, 1, 1);
-    long via = -1;
 #ifdef SS_AM
+    long via = -1;
     struct pvmam_stats s;
     if (pvmam_stats(tid, &s) == 0)
         via = (long)s.pvmd_msgs_sent - 1;   /* less pvm_spawn's TC_SIBLINGS */

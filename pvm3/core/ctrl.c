@@ -41,8 +41,6 @@ static void siblings(struct pmsg *m)
     pvmi_tev_siblings(m, n);
 }
 
-void pvmi_catchout_msg(struct pmsg *m);   /* catchout.c */
-
 void pvmi_ctrl(struct pmsg *m)
 {
     switch (m->tag) {
@@ -53,7 +51,8 @@ void pvmi_ctrl(struct pmsg *m)
         siblings(m);
         break;
     case TC_OUTPUT:
-        pvmi_catchout_msg(m);
+        if (pvmi.output_msg)   /* TC_OUTPUT comes only after pvm_catchout */
+            pvmi.output_msg(m);
         break;
     default:
         /* TC_CONACK (we never ask), TC_TASKEXIT, TC_NOOP,

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include "lpvm.h"
 #include "trace.h"
+#include "group.h"
 
-int pvmi_bcast(char *group, int tag, int **sent, int *nsent);
 
 /* The entry int's did per kind (-1: none), and the exit's. */
 static void dids(int kind, int *in, int *out)

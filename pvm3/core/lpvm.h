@@ -68,6 +68,13 @@ struct pvmi_state {
     char tmask[40];
     int *siblings;
     int nsiblings;        /* -1 until TC_SIBLINGS arrives */
+    /* pvm_catchout's handlers (catchout.c), set by its first call: a
+     * TC_OUTPUT message (ctrl.c) and pvm_exit's wait for the children's
+     * output (conn.c).  Reached only through these, so that neither
+     * the control path nor the connection calls an output service by
+     * name (its wait would close a circle of calls). */
+    void (*output_msg)(struct pmsg *m);
+    void (*output_flush)(void);
 };
 extern struct pvmi_state pvmi;
 
@@ -101,6 +108,20 @@ void pvmi_rxq_remove(struct pmsg *m);
 void pvmi_run_pending(void);
 void pvmi_rxq_reset(void);   /* drop everything queued */
 void pvmi_note_input(void);
+/* The deferred control list (control and handler messages), for
+ * progress.c, and the counts it waits on: messages queued for the user,
+ * anything at all that arrived. */
+struct pmsg *pvmi_ctrlq_take(void);
+int pvmi_ctrlq_pending(void);
+unsigned long pvmi_rxq_delivered(void);
+unsigned long pvmi_rxq_inputs(void);
+
+/* mhf.c: user message handlers (pvm_addmhf); rxq.c queues a matching
+ * message and progress.c runs its handler at the safe point. */
+int pvmi_mhf_match(const struct pmsg *m);
+void pvmi_mhf_run(struct pmsg *m);
+void pvmi_mhf_clear(void);
+
 
 /* tm.c: requests to the pvmd. */
 int pvmi_tm_call(int tag, struct pmsg *req, struct pmsg **reply);
@@ -121,6 +142,21 @@ int pvmi_tm_ask(const char *fn, int tag, struct pmsg *req, struct pmsg **rep);
  * (caller frees). */
 int pvmi_tm_status(int tag, struct pmsg *req, struct pmsg **rep);
 
+/* tm_match.c: which daemon message is which request's reply.  m is the
+ * reply a request waits for or a posted one's: taken (1). */
+int pvmi_tm_take_reply(struct pmsg *m);
+/* A request is waiting for its reply: control work must wait too. */
+int pvmi_tm_busy(void);
+/* The request waited for (tag 0: none); its reply once taken, until
+ * expect_end forgets both. */
+void pvmi_tm_expect(int tag, int wid);
+struct pmsg *pvmi_tm_reply(void);
+void pvmi_tm_expect_end(void);
+/* Posted requests: room for one more (0 or PvmNoMem) before sending it,
+ * then its entry. */
+int pvmi_tm_post_room(void);
+void pvmi_tm_post_add(int wid, int tag);
+
 /* xbuf.c: internal buffers (the rest is in route.h). */
 char *pvmi_get_strdup(struct pmsg *m);   /* NULL on error */
 
@@ -133,6 +169,10 @@ int pvmi_frag_size(void);
 int pvmi_send_msg(int dst, struct pmsg *m);
 /* multicast through the pvmd to tids (sorted, unique, not self). */
 int pvmi_mcast_pvmd(const int *tids, int n, struct pmsg *m);
+/* multicast to tids by whichever route reaches each. */
+int pvmi_mcast(const int *tids, int n, struct pmsg *m);
+/* bytes one item of a pvm_psend type takes (0: unknown type). */
+size_t pvmi_psend_size(int type);
 
 /* ctrl.c: TC_* control messages. */
 void pvmi_ctrl(struct pmsg *m);

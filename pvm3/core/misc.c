@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include "lpvm.h"
 #include "trace.h"
+#include "compat.h"
 
 char *pvm_version(void) { return PVM_VER; }
 

@@ -40,7 +40,6 @@ void pvmi_routes_load(void)
 }
 
 int pvmi_mytid(void) { return pvmi.tid; }
-int pvmi_daemon_fd(void) { return pvmi.pvmd.fd; }
 
 
 /* Returns a bit per route that wants its poll once the message is out

@@ -12,6 +12,7 @@
 #include "pack.h"
 #include "perr.h"
 #include "trace.h"
+#include "compat.h"
 
 struct fspec {
     int count, stride;  /* count -1: none given */

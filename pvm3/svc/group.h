@@ -31,6 +31,9 @@ int pvmi_gs_tids(const char *group, int req, int **tids, int *ntids);
 int pvmi_grp_recv(int src, int tag, int ctx, struct pmsg **out);
 /* Send m to dst with tag in context ctx (m stays the caller's). */
 int pvmi_grp_send(int dst, int tag, int ctx, struct pmsg *m);
+/* group.c: pvm_bcast's send; the tids it went to in *sent when asked
+ * (the traced call reports them, trace_group.c). */
+int pvmi_bcast(char *group, int tag, int **sent, int *nsent);
 
 /* Stock libgpvm3 exports these without a prototype in pvm3.h. */
 int pvm_grphostinfo(char *group, int host, int *coord, int *nmem, int *nhosts);

@@ -8,7 +8,6 @@
 #include "lpvm.h"
 #include "trace.h"
 
-int pvmi_mcast(const int *tids, int n, struct pmsg *m);
 extern char **environ;
 
 /* The environment stock passes to children: trace settings, context and

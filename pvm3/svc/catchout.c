@@ -96,7 +96,7 @@ static void data(struct tout *o, struct pmsg *m, int n)
 }
 
 /* ctrl.c: one TC_OUTPUT message {tid, n, bytes | 0 EOF | -1 SPAWN | -2 NEW}. */
-void pvmi_catchout_msg(struct pmsg *m)
+static void catchout_msg(struct pmsg *m)
 {
     int tid, n;
     if (pvmi_get_int(m, &tid) < 0 || pvmi_get_int(m, &n) < 0)
@@ -128,8 +128,15 @@ void pvmi_catchout_msg(struct pmsg *m)
     }
 }
 
+static void catchout_flush(void);
+
 int pvm_catchout(FILE *ff)
 {
+    /* TC_OUTPUT is sent to us only once this has been called with a file
+     * (the c_out* options below): from then on ctrl.c and pvm_exit
+     * reach this file through these hooks. */
+    pvmi.output_msg = catchout_msg;
+    pvmi.output_flush = catchout_flush;
     if (ff) {
         int rc = pvmi_enter("pvm_catchout");
         if (rc < 0)
@@ -148,7 +155,7 @@ int pvm_catchout(FILE *ff)
 
 /* pvm_exit: children still writing are waited for, saying so on stderr
  * as stock does (while PvmShowTids is on), then the records go. */
-void pvmi_catchout_flush(void)
+static void catchout_flush(void)
 {
     if (outff) {
         /* output-control messages that came with the last reply (TO_NEW

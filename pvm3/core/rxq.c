@@ -2,22 +2,17 @@
  * rxq.c - where incoming messages go: the pending daemon reply, the
  * library's control handlers (TC_*, run later at a safe point), a route's
  * own traffic, or the one receive queue the pvm_recv family matches on.
- * pvmi_progress() waits on every source at once (wait.c).
+ * The input path (wire.c, sink.c) calls in here; nothing here waits: the
+ * progress engine that waits and runs the control list is progress.c.
  */
 #include <stdlib.h>
 #include "lpvm.h"
 #include "route_int.h"
 
-int pvmi_tm_take_reply(struct pmsg *m);
-int pvmi_tm_busy(void);
-int pvmi_mhf_match(const struct pmsg *m);   /* mhf.c */
-void pvmi_mhf_run(struct pmsg *m);
-
 static struct pmsg *qhead, *qtail;          /* user receive queue */
 static struct pmsg *chead, *ctail;          /* control work, deferred */
 static unsigned long ndelivered;
 static unsigned long ninput;   /* anything at all arrived (replies too) */
-static int depth;
 
 static void append(struct pmsg **h, struct pmsg **t, struct pmsg *m)
 {
@@ -98,28 +93,23 @@ struct pmsg *pvmi_rxq_match_fn(int src, int tag, int (*fn)(int, int, int))
     return best;
 }
 
-static void run_control(void)
+/* The control list, for the progress engine (progress.c): the oldest
+ * entry, unlinked, or NULL. */
+struct pmsg *pvmi_ctrlq_take(void)
 {
-    while (chead) {
-        struct pmsg *m = chead;
-        chead = m->qnext;
-        if (!chead)
-            ctail = NULL;
-        m->qnext = m->qprev = NULL;
-        if (m->ctx == SYSCTX_TC && m->tag >= TC_FIRST && m->tag <= TC_LAST) {
-            pvmi_ctrl(m);
-            pmsg_free(m);
-        } else {
-            pvmi_mhf_run(m);
-        }
-    }
+    struct pmsg *m = chead;
+    if (!m)
+        return NULL;
+    chead = m->qnext;
+    if (!chead)
+        ctail = NULL;
+    m->qnext = m->qprev = NULL;
+    return m;
 }
 
-void pvmi_run_pending(void)
-{
-    if (chead && depth == 0 && !pvmi_tm_busy())
-        run_control();
-}
+int pvmi_ctrlq_pending(void) { return chead != NULL; }
+unsigned long pvmi_rxq_delivered(void) { return ndelivered; }
+unsigned long pvmi_rxq_inputs(void) { return ninput; }
 
 /* Queues a route keeps for itself (route.h): the same link as the
  * receive queue, which a held message is not on. */
@@ -143,45 +133,6 @@ struct pmsg *pvmi_msgq_take(struct pvmi_msgq *q)
         q->tail = NULL;
     m->qnext = NULL;
     return m;
-}
-
-/* Control work this pvmi_progress (depth 1) can run when its wait ends.
- * Work deferred behind a pending daemon request or an outer call is no
- * reason to stop waiting: counting it made every wait of a request
- * whose reply came after a control message (TC_SIBLINGS at start-up) a
- * busy loop of zero-timeout polls. */
-static int control_runnable(void)
-{
-    return chead && depth == 1 && !pvmi_tm_busy();
-}
-
-/* Something arrived since the wait began, or there is work to run. */
-static int woken(const void *in_before)
-{
-    return ninput != *(const unsigned long *)in_before || control_runnable() || pvmi.dead;
-}
-
-int pvmi_progress(int timeout_ms)
-{
-    unsigned long before = ndelivered, in_before = ninput;
-    int rc = 0;
-
-    if (pvmi.dead || pvmi.pvmd.fd < 0)
-        return PvmSysErr;
-    depth++;
-    /* progress made here (a link that opened, say) is news for the
-     * caller's loop: look again before sleeping */
-    if (pvmi_routes_poll() > 0 || ndelivered != before || control_runnable())
-        timeout_ms = 0;
-    rc = pvmi_wait(timeout_ms, woken, &in_before);
-    depth--;
-    if (rc < 0)
-        return rc;
-    if (depth == 0 && !pvmi_tm_busy())
-        run_control();
-    if (pvmi.dead)
-        return PvmSysErr;
-    return (int)(ndelivered - before);
 }
 
 /* Drop everything queued (tests and fuzzing start each input clean). */

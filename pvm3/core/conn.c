@@ -295,15 +295,13 @@ void pvmi_disconnect(void)
     pvmi_compat_publish();
 }
 
-void pvmi_catchout_flush(void);   /* catchout.c */
-void pvmi_mhf_clear(void);        /* mhf.c */
-
 int pvm_exit(void)
 {
     PVMI_TEV(pvmi_tev_exit());
     if (pvmi.tid <= 0)
         return 0;
-    pvmi_catchout_flush();
+    if (pvmi.output_flush)
+        pvmi.output_flush();
     pvmi_mhf_clear();
     if (!pvmi.dead) {
         pvmi_routes_flush();   /* our messages first: the pvmd reports the exit */

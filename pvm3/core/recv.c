@@ -12,7 +12,6 @@
 #include "route_int.h"
 #include "trace.h"
 
-size_t pvmi_psend_size(int type);
 
 static int (*match_fn)(int, int, int);
 

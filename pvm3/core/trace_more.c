@@ -9,12 +9,8 @@
 #include <sys/time.h>
 #include "lpvm.h"
 #include "trace.h"
+#include "compat.h"
 
-/* exported by us (as stock) without a declaration in pvm3.h here */
-int pvm_vpackf(const char *fmt, va_list ap);
-int pvm_vunpackf(const char *fmt, va_list ap);
-int pvm_getmwid(int bufid);
-int pvm_setmwid(int bufid, int waitid);
 
 #define ENTRY(kind) (t && pvmi_tev_begin((kind), TEV_EVENT_ENTRY))
 #define EXIT(kind) (t && pvmi_tev_begin((kind), TEV_EVENT_EXIT))

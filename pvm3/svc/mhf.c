@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include "lpvm.h"
 #include "trace.h"
+#include "compat.h"
 
 struct mhf {
     int src, tag, ctx;

@@ -8,6 +8,7 @@
 #include "pmsg.h"
 #include "perr.h"
 #include "trace.h"
+#include "compat.h"
 
 static int valid_enc(int enc)
 {
