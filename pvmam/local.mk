@@ -5,7 +5,7 @@ PVMAM_SOURCES = pvmam/pvmam.h pvmam/pvmam_int.h pvmam/config.c pvmam/peer.c \
 	pvmam/amstat.c pvmam/settle.c pvmam/addrs.c
 include_HEADERS += pvmam/pvmam.h
 
-# The routes pvm3 asks before its daemon route, in order (pvm3/route.h):
+# The routes pvm3 asks before its daemon route, in order (pvm3/core/route.h):
 # each names a `const struct pvm_route_ops` of this folder.  A new route is
 # its file in PVMAM_SOURCES plus its name here; the table is generated so
 # that a static link keeps every route.

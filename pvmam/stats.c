@@ -59,7 +59,7 @@ int pvmam_stats(int tid, struct pvmam_stats *out)
     out->retransmits = a.retransmits;
     out->duplicates = a.duplicates;
     out->drops = a.drops;
-    if (!tid)   /* malformed fragments the pvmd brought (pvm3/wire.c) count too */
+    if (!tid)   /* malformed fragments the pvmd brought (pvm3/core/wire.c) count too */
         out->drops += pvmi_bad_fragments();
     out->auth_drops = a.auth_drops;
     return 0;
