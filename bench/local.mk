@@ -21,7 +21,7 @@ BENCH_MAX ?= 4194304
 BENCH_SECS ?= 0.15
 BENCH_ROUNDS ?= 3
 
-# libam next to raw sockets (issue 2's benchmark).
+# libam next to raw sockets (libam's own benchmark).
 noinst_PROGRAMS += bench/ambench/ambench
 bench_ambench_ambench_SOURCES = bench/ambench/ambench.c bench/ambench/floor.c \
 	bench/ambench/floor.h
@@ -34,7 +34,7 @@ bench-am: bench/ambench/ambench
 	bench/ambench/ambench $(BENCH_ROUNDS)
 BENCH_TARGETS += bench-am
 
-# MPBench-style suite (issue 6): one source against both libraries, raw
+# MPBench-style suite: one source against both libraries, raw
 # socket baselines, and the driver that runs them all in one VM.
 noinst_PROGRAMS += bench/mpbench/mpbench_stock bench/mpbench/mpbench_am \
 	bench/mpbench/rawbench
@@ -80,7 +80,7 @@ bench-fft: examples/fft/fft_stock examples/fft/fft_am
 	  BENCH_QUICK='$(BENCH_QUICK)' bash $(top_srcdir)/bench/fft/run.sh --out '$(FFT_OUT)'
 BENCH_TARGETS += bench-fft
 
-# Job start-up time (issue 20): spawn N, one packed reply from each.
+# Job start-up time: spawn N, one packed reply from each.
 noinst_PROGRAMS += bench/startup/startup_stock bench/startup/startup_am
 bench_startup_startup_stock_SOURCES = bench/startup/startup.c
 bench_startup_startup_stock_CPPFLAGS =

@@ -1,6 +1,6 @@
 # examples: programs users read (their benchmark drivers live in bench/)
 
-# The thesis's parallel 2-D FFT (issue 17): one ordinary PVM source built
+# The thesis's parallel 2-D FFT: one ordinary PVM source built
 # against both libraries; FFTW does the 1-D transforms.  -no-install: the
 # pvmd spawns fft_am's slaves directly, so it finds libpvm3am.so by rpath.
 # Its comparison run is bench-fft (bench/local.mk, bench/fft/run.sh).

@@ -25,7 +25,7 @@ struct entry {
 };
 
 /* Allocated as entries come and freed once pvmam_init is done: static
- * tables for MAX_TASKS cost every task 400 KB (issue 20, scale). */
+ * tables for MAX_TASKS cost every task 400 KB. */
 static struct {
     struct entry *hello;
     int nhello, hello_cap;

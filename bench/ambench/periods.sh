@@ -1,6 +1,6 @@
 #!/bin/bash
 # periods.sh [RUNS [GAP_SECONDS]] - the shm ping-pong target (libam at most 2x the bare
-# cache line, issue 16) run after run, sorted by how fast the bare line was.
+# cache line) run after run, sorted by how fast the bare line was.
 #
 # On a VM the two vCPUs move between host cores: a bare cache-line ping-pong takes
 # about 0.03 us in some minutes, 0.045 in others and 0.19 when they are far apart

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Job start-up time (issue 20): startup_stock and startup_am (startup.c)
+# Job start-up time: startup_stock and startup_am (startup.c)
 # spawn N copies of themselves in one private VM and wait for one packed
 # reply from each.  Configurations run interleaved, ROUNDS times; prints
 # the median of spawn-to-last-reply and each configuration over stock.

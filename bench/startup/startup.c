@@ -1,6 +1,6 @@
 /*
  * startup.c - how long a job takes to start: a master spawns N copies of
- * itself and waits for one packed reply from each (issue 20's start-up
+ * itself and waits for one packed reply from each (the start-up
  * measure).  The same source is built against stock libpvm3 and
  * libpvm3am; run.sh runs both in one VM, interleaved.
  *

@@ -1,5 +1,5 @@
 #!/bin/sh
-# A Fortran SPMD program (issue 13): tests/integration/fspmd.f built with
+# A Fortran SPMD program: tests/integration/fspmd.f built with
 # gfortran and stock libfpvm3 three ways -- stock (-lfpvm3 -lgpvm3 -lpvm3),
 # ours (-lfpvm3 -lpvm3am), and stock's group library over ours
 # (-lfpvm3 -lgpvm3 -lpvm3am) -- runs 4 instances in a private VM; each

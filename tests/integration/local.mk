@@ -30,7 +30,7 @@ EXTRA_DIST += tests/integration/suite.sh tests/integration/suite-off.sh \
 TESTS += tests/integration/pvmloss.sh
 EXTRA_DIST += tests/integration/pvmloss.sh
 
-# MPBench suite smoke test (issue 6): runs, files and sane numbers, no timing.
+# MPBench suite smoke test: runs, files and sane numbers, no timing.
 TESTS += tests/integration/mpbench.sh
 EXTRA_DIST += tests/integration/mpbench.sh
 
@@ -39,7 +39,7 @@ EXTRA_DIST += tests/integration/mpbench.sh
 # svc.sh and examples-svc.sh run inside suite.sh, once per transport.
 EXTRA_DIST += tests/integration/svc.sh tests/integration/examples-svc.sh
 
-# Link set-up under stress (issue 13): tasks talk the moment they start.
+# Link set-up under stress: tasks talk the moment they start.
 TESTS += tests/integration/linkstress.sh
 EXTRA_DIST += tests/integration/linkstress.sh
 
@@ -51,10 +51,10 @@ stress: tests/integration/linkstress_stock tests/integration/linkstress_am
 	  PVM_ALLOW_ROOT=1 STRESS_ROUNDS='$(STRESS_ROUNDS)' \
 	  sh $(top_srcdir)/tests/integration/linkstress.sh
 
-# Frozen groups answer from the frozen map (issue 13): stock and ours.
+# Frozen groups answer from the frozen map: stock and ours.
 EXTRA_DIST += tests/integration/frozen.sh
 
-# Stock symbols (issue 13): libfpvm3.a/libgpvm3.so link against us, the
+# Stock symbols: libfpvm3.a/libgpvm3.so link against us, the
 # export list covers stock's (symbols.sh, no pvmd); stock names' meaning
 # and stock's stderr warnings (stocknames.sh) and a Fortran SPMD program
 # (fortran.sh, gfortran) run inside suite.sh, once per transport.
@@ -62,17 +62,17 @@ TESTS += tests/integration/symbols.sh
 EXTRA_DIST += tests/integration/symbols.sh tests/integration/symbols.exclude \
 	tests/integration/stocknames.sh tests/integration/fortran.sh tests/integration/fspmd.f
 
-# The parallel 2-D FFT example (issue 17): correct results both builds,
+# The parallel 2-D FFT example: correct results both builds,
 # mixed, every transport; a damaged result fails; the driver, tiny.
 TESTS += tests/integration/fft.sh
 EXTRA_DIST += tests/integration/fft.sh
 
-# A task farm's long life (issue 19): no growth of descriptors, memory,
+# A task farm's long life: no growth of descriptors, memory,
 # mailbox entries or files while workers come and go.
 TESTS += tests/integration/churn.sh
 EXTRA_DIST += tests/integration/churn.sh
 
-# More tasks than cores (issue 14): collectives over every transport and
+# More tasks than cores: collectives over every transport and
 # waiting policy, and idle tasks that use no CPU.
 TESTS += tests/integration/crowd.sh
 EXTRA_DIST += tests/integration/crowd.sh
@@ -82,7 +82,7 @@ EXTRA_DIST += tests/integration/crowd.sh
 TESTS += tests/integration/bistream.sh
 EXTRA_DIST += tests/integration/bistream.sh
 
-# Authenticated AM links (issue 19): a process outside the VM sends to a
+# Authenticated AM links: a process outside the VM sends to a
 # task's AM address; built with libam's internals (amx_pack_hdr), hence
 # statically against libam.
 check_PROGRAMS += tests/integration/stranger_raw
@@ -92,7 +92,7 @@ tests_integration_stranger_raw_LDFLAGS = -static
 TESTS += tests/integration/stranger.sh
 EXTRA_DIST += tests/integration/stranger.sh
 
-# Streaming right after pvm_spawn, no pvmam_init (issue 20, link set-up).
+# Streaming right after pvm_spawn, no pvmam_init.
 TESTS += tests/integration/spawnstream.sh
 
 # One task, several transports (PVMAM_TRANSPORT lists such as shm,tcp):
@@ -100,16 +100,16 @@ TESTS += tests/integration/spawnstream.sh
 TESTS += tests/integration/mixed.sh
 EXTRA_DIST += tests/integration/mixed.sh
 
-# Many tasks (issue 20, scale): a ring, an all-to-all sample and a master
+# Many tasks: a ring, an all-to-all sample and a master
 # linked with every child, on demand and with pvmam_init.
 TESTS += tests/integration/scale.sh tests/integration/scale-hosts.sh
 
-# Several hosts on one machine (issue 20): network namespaces, real pvmds
+# Several hosts on one machine: network namespaces, real pvmds
 # started through PVM_RSH (tests/lib/netvm.sh); skipped where impossible.
 TESTS += tests/integration/hosts.sh
 EXTRA_DIST += tests/integration/hosts.sh tests/lib/netvm.sh
 
-# A host fails under a running job (issue 20): pvmd stopped or killed, the
+# A host fails under a running job: pvmd stopped or killed, the
 # host's cable out, a partition that heals (tests/lib/netvm.sh).
 TESTS += tests/integration/hostfail.sh
 EXTRA_DIST += tests/integration/hostfail.sh

@@ -1,6 +1,6 @@
 /*
  * spawnstream.c - a master streams right after pvm_spawn, with no
- * pvmam_init (issue 20, link set-up): the first message to the child
+ * pvmam_init: the first message to the child
  * waits briefly for the link (pvmam/settle.c), so the pvmd carries almost
  * none of the payload.  Built against libpvm3am (spawnstream_am) and
  * stock libpvm3 (spawnstream_stock: a stock child, whose messages must
