@@ -55,7 +55,7 @@
 #define AMX_MAX_DEPTH 64
 #define AMX_PACK_MAX 256   /* payloads up to this go out copied behind the header */
 #define AMX_PUT_LATER 1    /* put_small: use send instead (struct am_transport_ops) */
-#define AMX_ADDRLEN 64     /* a transport's printable address, NUL included */
+#define AMX_ADDRLEN 1000   /* a transport's printable address, NUL included (ucx: long) */
 #define AMX_KEYSEP "#"     /* between it and the secret in a capability (am_auth.c) */
 #define AMX_CAPLEN (AMX_ADDRLEN + 17)   /* + "#" and 16 hex digits */
 _Static_assert(AMX_CAPLEN <= AM_ADDR_MAX, "am.h's AM_ADDR_MAX holds every address");

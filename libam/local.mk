@@ -10,6 +10,9 @@ LIBAM_TRANSPORTS =
 LIBAM_TRANSPORTS += libam/tr_tcp.c
 LIBAM_TRANSPORTS += libam/tr_udp.c
 LIBAM_TRANSPORTS += libam/tr_shm.c
+if HAVE_UCX
+LIBAM_TRANSPORTS += libam/tr_ucx.c
+endif
 
 lib_LTLIBRARIES += libam.la
 include_HEADERS += libam/am.h
@@ -17,10 +20,11 @@ libam_la_SOURCES = libam/am.h libam/am_int.h libam/am_base.c libam/am_proto.c li
 	libam/am_net.h libam/am_net.c libam/tr_shm.h $(LIBAM_TRANSPORTS)
 nodist_libam_la_SOURCES = libam/tr_table.c
 # libam.so exports the API of libam/am.h (am_*) and nothing else.
-libam_la_CFLAGS = $(AM_CFLAGS) $(LIB_CFLAGS)
+libam_la_CFLAGS = $(AM_CFLAGS) $(LIB_CFLAGS) $(UCX_CFLAGS)
+libam_la_LIBADD = $(UCX_LIBS)
 libam_la_LDFLAGS = -version-info 0:0:0 -Wl,--version-script=$(srcdir)/libam/libam.map
 EXTRA_libam_la_DEPENDENCIES = libam/libam.map
-EXTRA_DIST += libam/libam.map
+EXTRA_DIST += libam/libam.map libam/tr_ucx.c
 pkgconfig_DATA += libam/libam.pc
 CLEANFILES += libam/tr_table.c
 
