@@ -63,6 +63,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <ucp/api/ucp.h>
+#include <ucs/config/global_opts.h>
 #include "am_net.h"
 
 #define UCX_AM_ID 7                     /* our ucp AM handler id */
@@ -473,6 +474,11 @@ static int ucx_init(am_interface_t *ifc)
     rc = AM_ERR_NOTSUP;
     if (ucp_config_read(NULL, NULL, &cfg) != UCS_OK)
         goto fail;
+    /* UCX's own messages (UCX_LOG_LEVEL, default "warn") would reach the
+     * program's stderr whenever a peer has just gone, which libam reports
+     * itself (AM_ERR_DEAD): only fatal ones, unless the user says. */
+    if (!getenv("UCX_LOG_LEVEL"))
+        ucs_global_opts_set_value("LOG_LEVEL", "fatal");
     /* A keepalive that notices a silent peer within timeout_max_us. */
     if (!getenv("UCX_KEEPALIVE_INTERVAL")) {   /* the user's setting wins */
         char ka[32];

@@ -31,10 +31,10 @@ tests_integration_ampath_am_LDFLAGS = -no-install
 # once per PVMAM_TRANSPORT, and once with none set (the default, shm,tcp).
 TESTS += tests/integration/suite-off.sh tests/integration/suite-tcp.sh \
 	tests/integration/suite-udp.sh tests/integration/suite-shm.sh \
-	tests/integration/suite-mixed.sh
+	tests/integration/suite-mixed.sh tests/integration/suite-ucx.sh
 EXTRA_DIST += tests/integration/suite.sh tests/integration/suite-off.sh \
 	tests/integration/suite-tcp.sh tests/integration/suite-udp.sh \
-	tests/integration/suite-shm.sh tests/integration/suite-mixed.sh \
+	tests/integration/suite-shm.sh tests/integration/suite-mixed.sh tests/integration/suite-ucx.sh \
 	tests/integration/ampath.sh tests/integration/ampath.c
 
 # PVM over AM/udp with real loss (a network namespace and nftables).
