@@ -2,6 +2,8 @@
  * cmd_spawn.c - spawn [options] file [args]: count, host or architecture,
  * working directory (the pvmd reads PVMSPAWNWD from the task's
  * environment), debugger, trace, and job output to the console or a file.
+ * -@ and -@file make the console the job's tracer (trace_jobs.c): events,
+ * and output as events, to the console or the file, as stock's console.
  * -! (or "preload on") starts the job with libpvm3am preloaded.
  */
 #include <errno.h>
@@ -10,12 +12,13 @@
 #include <string.h>
 #include <pvm3.h>
 #include "cons.h"
+#include "trace.h"
 
 int cons_preload_env(int on);   /* cmd_am.c */
 
 struct spawn_opts {
-    int count, flags, redirect, append, preload;
-    char where[256], wd[1024], outfile[1024];
+    int count, flags, redirect, append, preload, trace;
+    char where[256], wd[1024], outfile[1024], tracefile[1024];
 };
 
 static int is_arch(const char *name)
@@ -48,7 +51,8 @@ static int option(const char *o, struct spawn_opts *s)
     } else if (!strcmp(o, "?")) {
         s->flags |= PvmTaskDebug;
     } else if (o[0] == '@') {
-        s->flags |= PvmTaskTrace;
+        s->trace = 1;
+        snprintf(s->tracefile, sizeof s->tracefile, "%s", o + 1);
     } else if (!strcmp(o, "!")) {
         s->preload = 1;
     } else {
@@ -105,6 +109,57 @@ static void env_pop(const char *name, struct saved_env *sv)
     free(sv->exp);
 }
 
+/* Where events and output of the next spawn go (tid 0: nowhere);
+ * returns the old settings in old[6]. */
+static void sinks(int ttid, int ttag, int otid, int otag, int *old)
+{
+    int ctx = pvm_getcontext();
+    old[0] = pvm_setopt(PvmTraceTid, ttid);
+    old[1] = pvm_setopt(PvmTraceCode, ttag);
+    old[2] = pvm_setopt(PvmTraceContext, ttid ? ctx : 0);
+    old[3] = pvm_setopt(PvmOutputTid, otid);
+    old[4] = pvm_setopt(PvmOutputCode, otag);
+    old[5] = pvm_setopt(PvmOutputContext, otid ? ctx : 0);
+}
+
+static void sinks_back(const int *old)
+{
+    pvm_setopt(PvmTraceTid, old[0]);
+    pvm_setopt(PvmTraceCode, old[1]);
+    pvm_setopt(PvmTraceContext, old[2]);
+    pvm_setopt(PvmOutputTid, old[3]);
+    pvm_setopt(PvmOutputCode, old[4]);
+    pvm_setopt(PvmOutputContext, old[5]);
+}
+
+static int start(struct spawn_opts *s, const char *file, char **args, int *tids);
+static void report(const struct spawn_opts *s, int n, const int *tids, int job);
+
+/* spawn -@[file]: the console traces the job (two job numbers, as stock). */
+static int spawn_traced(struct spawn_opts *s, const char *file, char **args)
+{
+    int no = jobs_reserve(2);
+    printf("[%d]\n", no);
+    struct tjob *j = tj_start(no, s->tracefile, s->redirect, s->outfile);
+    if (!j)
+        return 0;
+    int *tids = calloc((size_t)s->count, sizeof *tids);
+    if (!tids) {
+        printf("spawn: out of memory\n");
+        tj_drop(j);
+        return 0;
+    }
+    int old[6];
+    sinks(cons.mytid, CONS_TAG_JOB0 + no, cons.mytid, CONS_TAG_JOB0 + no + 1, old);
+    int n = start(s, file, args, tids);
+    sinks_back(old);
+    if (n <= 0)
+        tj_drop(j);
+    report(s, n, tids, 0);
+    free(tids);
+    return 0;
+}
+
 int cmd_spawn(int argc, char **argv)
 {
     /* tasks started from the console have no parent (as with stock) */
@@ -116,6 +171,8 @@ int cmd_spawn(int argc, char **argv)
     if (i >= argc)
         return cons_wrongargs(argv[0]);
     const char *file = argv[i];
+    if (s.trace)
+        return spawn_traced(&s, file, argv + i + 1);
     FILE *out = stdout;
     int job = 0;
     if (s.redirect && s.outfile[0]) {
@@ -140,34 +197,47 @@ int cmd_spawn(int argc, char **argv)
             jobs_drop(job);
         return 0;
     }
-    /* where the job's output goes: the console (a job tag) or the pvmd log */
-    int o_tid = pvm_setopt(PvmOutputTid, job ? cons.mytid : 0);
-    int o_code = pvm_setopt(PvmOutputCode, job ? CONS_TAG_JOB0 + job : 0);
-    int o_ctx = pvm_setopt(PvmOutputContext, job ? pvm_getcontext() : 0);
+    /* where the job's output goes: the console (a job tag) or the pvmd
+     * log; no tracer (as stock: only -@ traces) */
+    int old[6];
+    sinks(0, 0, job ? cons.mytid : 0, job ? CONS_TAG_JOB0 + job : 0, old);
+    int n = start(&s, file, argv + i + 1, tids);
+    sinks_back(old);
+    if (n < 0 && job)
+        jobs_drop(job);
+    report(&s, n, tids, job);
+    if (job && n == 0)
+        jobs_drop(job);
+    free(tids);
+    return 0;
+}
+
+/* The spawn itself, with the working directory and preload of s. */
+static int start(struct spawn_opts *s, const char *file, char **args, int *tids)
+{
     struct saved_env wd_sv = { NULL, NULL };
-    if (s.wd[0])
-        env_push("PVMSPAWNWD", s.wd, &wd_sv);
-    int preload = s.preload && !cons.preload;
+    if (s->wd[0])
+        env_push("PVMSPAWNWD", s->wd, &wd_sv);
+    int preload = s->preload && !cons.preload;
     if (preload)
         cons_preload_env(1);
-    int n = pvm_spawn((char *)file, argv + i + 1, s.flags, s.where[0] ? s.where : NULL, s.count,
-                      tids);
+    int n = pvm_spawn((char *)file, args, s->flags, s->where[0] ? s->where : NULL, s->count, tids);
     if (preload)
         cons_preload_env(0);
-    if (s.wd[0])
+    if (s->wd[0])
         env_pop("PVMSPAWNWD", &wd_sv);
-    pvm_setopt(PvmOutputTid, o_tid);
-    pvm_setopt(PvmOutputCode, o_code);
-    pvm_setopt(PvmOutputContext, o_ctx);
+    return n;
+}
+
+/* "N successful" and the tids or errors; a plain job learns its tasks. */
+static void report(const struct spawn_opts *s, int n, const int *tids, int job)
+{
     if (n < 0) {
-        cons_errline(argv[0], NULL, n);
-        if (job)
-            jobs_drop(job);
-        free(tids);
-        return 0;
+        cons_errline("spawn", NULL, n);
+        return;
     }
     printf("%d successful\n", n);
-    for (int k = 0; k < s.count; k++) {
+    for (int k = 0; k < s->count; k++) {
         if (tids[k] > 0) {
             printf("t%x\n", tids[k]);
             if (job)
@@ -176,8 +246,4 @@ int cmd_spawn(int argc, char **argv)
             printf("%s\n", cons_err(tids[k]));
         }
     }
-    if (job && n == 0)
-        jobs_drop(job);
-    free(tids);
-    return 0;
 }

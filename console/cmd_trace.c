@@ -1,10 +1,12 @@
 /*
- * cmd_trace.c - trace: show or change the trace mask, buffer and options
- * passed to spawned tasks (pvm_settmask(PvmTaskChild), PvmTraceBuffer,
- * PvmTraceOptions).  The tasks (stock or libpvm3am, pvm3/trace.c)
- * generate the events.
+ * cmd_trace.c - trace: show or change the trace mask, buffer size and
+ * options spawned tasks get (pvm_settmask(PvmTaskChild), PvmTraceBuffer,
+ * PvmTraceOptions); the words of one command act in turn, as stock's
+ * console reads them.  The console starts with the mask "xpvm" (the
+ * events XPVM draws), whole events and no buffering, as stock's does.
+ * The tasks (stock or libpvm3am, pvm3/trace.c) generate the events;
+ * spawn -@ makes the console their tracer (trace_jobs.c).
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,66 +14,99 @@
 #include <pvmtev.h>
 #include "cons.h"
 
-#define EV(x) { #x, TEV_##x }
-static const struct { const char *name; int ev; } evs[] = {
-    EV(ADDHOSTS), EV(BARRIER), EV(BCAST), EV(BUFINFO), EV(CONFIG), EV(DELETE), EV(DELHOSTS),
-    EV(EXIT), EV(FREEBUF), EV(GETFDS), EV(GETINST), EV(GETOPT), EV(GETRBUF), EV(GETSBUF),
-    EV(GETTID), EV(GSIZE), EV(HALT), EV(INITSEND), EV(INSERT), EV(JOINGROUP), EV(KILL),
-    EV(LOOKUP), EV(LVGROUP), EV(MCAST), EV(MKBUF), EV(MSTAT), EV(MYTID), EV(NOTIFY), EV(NRECV),
-    EV(PARENT), EV(PERROR), EV(PKBYTE), EV(PKCPLX), EV(PKDCPLX), EV(PKDOUBLE), EV(PKFLOAT),
-    EV(PKINT), EV(PKUINT), EV(PKLONG), EV(PKULONG), EV(PKSHORT), EV(PKUSHORT), EV(PKSTR),
-    EV(PROBE), EV(PSTAT), EV(RECV), EV(RECVF), EV(SEND), EV(SENDSIG), EV(SETOPT), EV(SETRBUF),
-    EV(SETSBUF), EV(SPAWN), EV(START_PVMD), EV(TASKS), EV(TICKLE), EV(TIDTOHOST), EV(TRECV),
-    EV(UPKBYTE), EV(UPKCPLX), EV(UPKDCPLX), EV(UPKDOUBLE), EV(UPKFLOAT), EV(UPKINT),
-    EV(UPKUINT), EV(UPKLONG), EV(UPKULONG), EV(UPKSHORT), EV(UPKUSHORT), EV(UPKSTR),
-    EV(VERSION), EV(REG_HOSTER), EV(REG_RM), EV(REG_TASKER), EV(REG_TRACER), EV(ARCHCODE),
-    EV(CATCHOUT), EV(GETMWID), EV(GETTMASK), EV(HOSTSYNC), EV(PACKF), EV(PRECV), EV(PSEND),
-    EV(REDUCE), EV(SETMWID), EV(SETTMASK), EV(UNPACKF), EV(GATHER), EV(SCATTER), EV(PUTINFO),
-    EV(GETINFO), EV(DELINFO), EV(GETMBOXINFO), EV(NEWCONTEXT), EV(FREECONTEXT),
-    EV(SETCONTEXT), EV(GETCONTEXT), EV(SIBLINGS), EV(GETMINFO), EV(SETMINFO), EV(ADDMHF),
-    EV(DELMHF), EV(MHF_INVOKE), EV(USER_DEFINED),
+/* Event names in TEV_* order (<pvmtev.h>), as trace files name them. */
+static const char *const names[TEV_MAX + 1] = {
+    "addhosts", "barrier", "bcast", "bufinfo", "config", "delete", "delhosts", "exit",
+    "freebuf", "getfds", "getinst", "getopt", "getrbuf", "getsbuf", "gettid", "gsize", "halt",
+    "initsend", "insert", "joingroup", "kill", "lookup", "lvgroup", "mcast", "mkbuf", "mstat",
+    "mytid", "notify", "nrecv", "parent", "perror", "pkbyte", "pkcplx", "pkdcplx", "pkdouble",
+    "pkfloat", "pkint", "pkuint", "pklong", "pkulong", "pkshort", "pkushort", "pkstr",
+    "probe", "pstat", "recv", "recvf", "send", "sendsig", "setopt", "setrbuf", "setsbuf",
+    "spawn", "start_pvmd", "tasks", "tickle", "tidtohost", "trecv", "upkbyte", "upkcplx",
+    "upkdcplx", "upkdouble", "upkfloat", "upkint", "upkuint", "upklong", "upkulong",
+    "upkshort", "upkushort", "upkstr", "version", "reg_hoster", "reg_rm", "reg_tasker",
+    "reg_tracer", "newtask", "endtask", "spntask", "archcode", "catchout", "getmwid",
+    "gettmask", "hostsync", "packf", "precv", "psend", "reduce", "setmwid", "settmask",
+    "unpackf", "gather", "scatter", "putinfo", "getinfo", "delinfo", "getmboxinfo",
+    "newcontext", "freecontext", "setcontext", "getcontext", "siblings", "getminfo",
+    "setminfo", "addmhf", "delmhf", "mhf_invoke", "timing", "profiling", "user_defined",
 };
-#define NEVS ((int)(sizeof evs / sizeof evs[0]))
 
-static int find_ev(const char *name)
+static const int xpvm[] = {
+    TEV_BARRIER, TEV_BCAST, TEV_JOINGROUP, TEV_LVGROUP, TEV_MYTID, TEV_PARENT, TEV_SIBLINGS,
+    TEV_SPAWN, TEV_SENDSIG, TEV_KILL, TEV_EXIT, TEV_MCAST, TEV_SEND, TEV_RECV, TEV_RECVF,
+    TEV_NRECV, TEV_PSEND, TEV_PRECV, TEV_TRECV, TEV_PROBE, TEV_ADDMHF, TEV_DELMHF,
+    TEV_MHF_INVOKE, TEV_USER_DEFINED,
+};
+
+static int tbuf = 0, topt = PvmTraceFull;   /* what "trace buf", "trace opt" report */
+
+/* Events a program can ask for: not the pvmd's nor the summaries. */
+static int listed(int e)
 {
-    char up[64];
-    size_t i = 0;
-    for (; name[i] && i < sizeof up - 1; i++)
-        up[i] = (char)toupper((unsigned char)name[i]);
-    up[i] = '\0';
-    for (int k = 0; k < NEVS; k++)
-        if (!strcmp(evs[k].name, up))
-            return k;
+    return e != TEV_NEWTASK && e != TEV_ENDTASK && e != TEV_SPNTASK && e != TEV_TIMING &&
+           e != TEV_PROFILING;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(names[*(const int *)a], names[*(const int *)b]);
+}
+
+/* The mask in columns, sorted down the columns, '*' for events traced. */
+static void show(const char *mask)
+{
+    int order[TEV_MAX + 1], n = 0, maxlen = 0;
+    for (int e = TEV_FIRST; e <= TEV_MAX; e++)
+        if (listed(e)) {
+            order[n++] = e;
+            if ((int)strlen(names[e]) > maxlen)
+                maxlen = (int)strlen(names[e]);
+        }
+    qsort(order, (size_t)n, sizeof order[0], by_name);
+    int cols = 79 / (maxlen + 4), width = 79 / cols - 4, rows = (n + cols - 1) / cols;
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++) {
+            int k = r + c * rows;
+            if (k >= n) {
+                printf("\n");
+                continue;
+            }
+            printf(" %c %-*s%c", TEV_MASK_CHECK(mask, order[k]) ? '*' : ' ', width,
+                   names[order[k]], c == cols - 1 ? '\n' : ' ');
+        }
+}
+
+static int find_ev(const char *w)
+{
+    const char *bare = strncmp(w, "pvm_", 4) ? w : w + 4;
+    for (int e = TEV_FIRST; e <= TEV_MAX; e++)
+        if (!strcmp(names[e], bare) || !strcmp(names[e], w))
+            return e;
     return -1;
 }
 
-static int cmp_names(const void *a, const void *b)
+static void set_opt(const char *w)
 {
-    return strcmp(evs[*(const int *)a].name, evs[*(const int *)b].name);
+    if (!strcmp(w, "full"))
+        topt = PvmTraceFull;
+    else if (!strcmp(w, "time"))
+        topt = PvmTraceTime;
+    else if (!strcmp(w, "count"))
+        topt = PvmTraceCount;
+    else
+        printf("\nError:  Unknown Trace Option \"%s\"\n\n", w);
+    pvm_setopt(PvmTraceOptions, topt);
 }
 
-static void show(const char *mask)
+static void say_opt(void)
 {
-    int order[NEVS];
-    for (int k = 0; k < NEVS; k++)
-        order[k] = k;
-    qsort(order, NEVS, sizeof order[0], cmp_names);
-    int rows = (NEVS + 3) / 4;
-    for (int r = 0; r < rows; r++) {
-        for (int c = 0; c < 4; c++) {
-            int k = c * rows + r;
-            if (k >= NEVS)
-                break;
-            char low[64];
-            size_t i = 0;
-            for (; evs[order[k]].name[i] && i < sizeof low - 1; i++)
-                low[i] = (char)tolower((unsigned char)evs[order[k]].name[i]);
-            low[i] = '\0';
-            printf(" %c %-15s", TEV_MASK_CHECK(mask, evs[order[k]].ev) ? '*' : ' ', low);
-        }
-        printf("\n");
-    }
+    const char *s = topt == PvmTraceFull ? "full" : topt == PvmTraceTime ? "time"
+                  : topt == PvmTraceCount ? "count" : NULL;
+    if (s)
+        printf("\nTrace Options set to \"%s\"\n\n", s);
+    else
+        printf("\nTrace Options set to \"<Unknown=%d>\"\n\n", topt);
 }
 
 int cmd_trace(int argc, char **argv)
@@ -82,62 +117,57 @@ int cmd_trace(int argc, char **argv)
         show(mask);
         return 0;
     }
-    if (!strcmp(argv[1], "buf") || !strcmp(argv[1], "opt")) {
-        int what = argv[1][0] == 'b' ? PvmTraceBuffer : PvmTraceOptions;
-        if (argc == 2) {
-            printf("%d\n", pvm_getopt(what));
-            return 0;
-        }
-        int v;
-        if (what == PvmTraceBuffer) {
-            char *end;
-            v = (int)strtol(argv[2], &end, 0);
-            if (*end || v < 0) {
-                printf("trace: buf %s: not a byte count\n", argv[2]);
-                return 0;
-            }
-        } else if (!strcmp(argv[2], "full")) {
-            v = PvmTraceFull;
-        } else if (!strcmp(argv[2], "time")) {
-            v = PvmTraceTime;
-        } else if (!strcmp(argv[2], "count")) {
-            v = PvmTraceCount;
-        } else {
-            printf("Error:  Unknown Trace Option \"%s\"\n", argv[2]);
-            return 0;
-        }
-        pvm_setopt(what, v);
-        return 0;
-    }
-    int set = 1, i = 1;
-    if (!strcmp(argv[1], "+") || !strcmp(argv[1], "-")) {
-        set = argv[1][0] == '+';
-        i = 2;
-    }
-    if (i >= argc)
-        return cons_wrongargs(argv[0]);
-    for (; i < argc; i++) {
-        if (!strcmp(argv[i], "*")) {
-            for (int k = 0; k < NEVS; k++) {
-                if (set)
-                    TEV_MASK_SET(mask, evs[k].ev);
+    int on = 1, changed = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *w = argv[i];
+        if (!strcmp(w, "+") || !strcmp(w, "-")) {
+            on = *w == '+';
+        } else if (!strcmp(w, "*")) {
+            for (int e = TEV_FIRST; e <= TEV_MAX; e++)
+                if (on)
+                    TEV_MASK_SET(mask, e);
                 else
-                    TEV_MASK_UNSET(mask, evs[k].ev);
+                    TEV_MASK_UNSET(mask, e);
+            changed = 1;
+        } else if (!strcmp(w, "buf")) {
+            if (i + 1 < argc) {
+                tbuf = atoi(argv[++i]);
+                pvm_setopt(PvmTraceBuffer, tbuf);
+            } else {
+                printf("\nTrace Buffering set to %d bytes\n\n", tbuf);
             }
-            continue;
+        } else if (!strcmp(w, "opt")) {
+            if (i + 1 < argc)
+                set_opt(argv[++i]);
+            else
+                say_opt();
+        } else if (!strcmp(w, "xpvm")) {
+            TEV_MASK_INIT(mask);
+            for (size_t k = 0; k < sizeof xpvm / sizeof xpvm[0]; k++)
+                TEV_MASK_SET(mask, xpvm[k]);
+            changed = 1;
+        } else {
+            int e = find_ev(w);
+            if (e < 0) {
+                printf("no such event \"%s\"\n", w);
+                continue;
+            }
+            if (on)
+                TEV_MASK_SET(mask, e);
+            else
+                TEV_MASK_UNSET(mask, e);
+            changed = 1;
         }
-        int k = find_ev(argv[i]);
-        if (k < 0) {
-            printf("no such event \"%s\"\n", argv[i]);
-            continue;
-        }
-        if (set)
-            TEV_MASK_SET(mask, evs[k].ev);
-        else
-            TEV_MASK_UNSET(mask, evs[k].ev);
     }
-    int rc = pvm_settmask(PvmTaskChild, mask);
-    if (rc < 0)
-        cons_errline(argv[0], NULL, rc);
+    if (changed)
+        pvm_settmask(PvmTaskChild, mask);
     return 0;
+}
+
+void cons_trace_init(void)
+{
+    char *argv[] = { "trace", "xpvm", NULL };
+    pvm_setopt(PvmTraceOptions, PvmTraceFull);
+    pvm_setopt(PvmTraceBuffer, 0);
+    cmd_trace(2, argv);
 }

@@ -97,6 +97,8 @@ static const struct cons_cmd table[] = {
       "Options:  -(count)         how many tasks (default 1)\n"
       "          -(host)          on that host (default any)\n"
       "          -(host):(wd)     on that host, in directory wd\n"
+      "          --host=(IP)      on the host with that address\n"
+      "          --host=(IP):(wd) on the host with that address, in directory wd\n"
       "          -(ARCH)          on hosts of that architecture\n"
       "          -(ARCH):(wd)     ... in directory wd\n"
       "          -:(wd)           in directory wd\n"
@@ -104,7 +106,8 @@ static const struct cons_cmd table[] = {
       "          ->               job output to the console\n"
       "          ->(file)         job output to a file\n"
       "          ->>(file)        job output appended to a file\n"
-      "          -@               trace the job (events go to setopt's PvmTraceTid)\n"
+      "          -@               trace the job: the console shows its events\n"
+      "          -@(file)         trace the job into a new trace file\n"
       "          -!               this job with libpvm3am preloaded (pvmam-run)\n", 0 },
     { "tickle", cmd_tickle, "Ask the pvmd to do something (debugging)",
       "Syntax:  tickle how [ arg ... ]\n"
@@ -114,7 +117,16 @@ static const struct cons_cmd table[] = {
       "         trace [+] name ...\n"
       "         trace - name ...\n"
       "         trace [+] *\n"
-      "         trace - *\n", 0 },
+      "         trace - *\n"
+      "         trace xpvm\n"
+      "         trace buf nbytes\n"
+      "         trace buf\n"
+      "         trace opt < full | time | count >\n"
+      "         trace opt\n"
+      "Alone: the events spawned tasks trace (*).  xpvm: only what XPVM draws\n"
+      "(the start-up mask).  buf: bytes a task gathers before it sends them\n"
+      "(0: every event at once).  opt: whole events, or only the time or the\n"
+      "count per call, sent when the task exits.\n", 0 },
     { "transport", cmd_transport, "Show or set PVMAM_TRANSPORT for spawned tasks",
       "Syntax:  transport [ tcp | udp | shm | shm,tcp | shm,udp | off | default ]\n"
       "Sets PVMAM_TRANSPORT and exports it (PVM_EXPORT) to tasks spawned from\n"

@@ -6,6 +6,7 @@
  *            while messages from the pvmd are shown as they come
  * cmdtab.c   the command table, help, aliases, splitting a line
  * jobs.c     spawned jobs whose output comes to the console
+ * trace_jobs.c, trace_print.c   traced jobs (spawn -@), console/trace.h
  * cmd_*.c    the commands, one family per file
  * util.c     tids, host names, error lines
  */
@@ -49,6 +50,7 @@ void input_note_async(void);             /* output came while the prompt showed 
 #define CONS_TAG_HOSTADD  0x7fff0001     /* notify tag for new hosts */
 #define CONS_TAG_JOB0     0x7fff1000     /* output tag of job n: JOB0 + n */
 int jobs_new(FILE *out, const char *name);   /* job number, or -1 */
+int jobs_reserve(int n);                  /* n job numbers (a traced job takes 2) */
 void jobs_drop(int job);                  /* a job whose spawn failed */
 void jobs_add_task(int job, int tid);
 int jobs_handle(int bufid);               /* 1 if it was ours */
@@ -68,6 +70,7 @@ cons_fn cmd_spawn;
 cons_fn cmd_setenv, cmd_export, cmd_unexport, cmd_echo, cmd_version, cmd_setopt, cmd_getopt;
 cons_fn cmd_names, cmd_put;
 cons_fn cmd_trace;
+void cons_trace_init(void);               /* cmd_trace.c: stock's start-up mask */
 cons_fn cmd_transport, cmd_amstat, cmd_preload;
 cons_fn cmd_alias, cmd_unalias, cmd_help, cmd_quit;
 

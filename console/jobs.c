@@ -11,6 +11,7 @@
 #include <string.h>
 #include <pvm3.h>
 #include "cons.h"
+#include "trace.h"
 
 #define TO_EOF_N    0
 #define TO_SPAWN_N  (-1)
@@ -75,6 +76,13 @@ static void job_free(struct job *j)
         fclose(j->out);
     free(j->name);
     free(j);
+}
+
+int jobs_reserve(int n)
+{
+    int no = last_no + 1;
+    last_no += n;
+    return no;
 }
 
 void jobs_drop(int no)
@@ -176,6 +184,8 @@ int jobs_handle(int bufid)
         fflush(stdout);
         return 1;
     }
+    if (tj_handle(tag, src))
+        return 1;
     if (tag > CONS_TAG_JOB0 && tag <= CONS_TAG_JOB0 + last_no) {
         output(tag);
         return 1;

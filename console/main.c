@@ -124,6 +124,7 @@ int main(int argc, char **argv)
         pvm_freebuf(mid);
     }
     pvm_notify(PvmHostAdd, CONS_TAG_HOSTADD, -1, NULL);
+    cons_trace_init();
     if (cons.preload)
         cons_preload_env(1);
     input_init();

@@ -47,6 +47,7 @@
  * "producer waiting" the same way.
  */
 #define _GNU_SOURCE   /* memfd_create, process_vm_readv, accept4 */
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -149,6 +150,8 @@ struct shm_ep {
     /* producer */
     uint64_t head, tail_seen, big_seq;   /* tail_seen: from tail or from acks */
     uint64_t wbase;              /* the out ring's base (struct rec) */
+    int claimed;                 /* reserve() gave out room that commit() has not
+                                    published yet: no wait may come in between */
     int sending;                 /* in shm_send: nested sends are queued */
     const struct iovec *help_iov;   /* the BIG_CMA waiting for done, while the */
     int help_n;                     /* consumer may ask us to write a part of it: */
@@ -175,6 +178,7 @@ struct shm_ep {
 
 static int run_events(am_interface_t *ifc);
 static int shm_recv(am_interface_t *ifc);
+static void send_queued(am_interface_t *ifc, am_endpoint_t *ep);
 
 /* ---- identity and addresses ------------------------------------------- */
 
@@ -1202,7 +1206,11 @@ static inline void take_ack(struct shm_ep *e, uint64_t a)
 }
 
 /* Where the next record of the out ring goes: the first line again when
- * the peer has let go of all of it (struct rec). */
+ * the peer has let go of all of it (struct rec).  It moves the base, so
+ * its answer holds only until the next record is written or the next
+ * wait: a wait runs handlers, whose replies (shm_put_small) and acks
+ * (take_ack) may empty the ring and move the base again.  So reserve()
+ * asks it after waiting, and the record goes where it said at once. */
 static inline uint64_t out_off(struct shm_ep *e)
 {
     if (e->tail_seen == e->head)
@@ -1354,6 +1362,8 @@ static int shm_recv(am_interface_t *ifc)
             continue;
         }
         handled += read_ring(ifc, ep);
+        if (e->outq && !e->sending && !e->rx_depth && !ep->dead)
+            send_queued(ifc, ep);   /* replies handlers could not send without waiting */
     }
     return handled;
 }
@@ -1441,6 +1451,10 @@ static int wait_out(am_interface_t *ifc, am_endpoint_t *ep, int what, uint64_t n
     struct shm *s = ifc->trd;
     struct shm_ep *e = ep->tp;
     uint64_t spin_end = 0, copy_end = 0;
+    /* The wait rule (docs/architecture.md, "Waits"): never wait holding
+     * room not yet published.  Its offset would be stale afterwards, and
+     * the peer would look for the next record where it is not. */
+    assert(!e->claimed);
     for (;;) {
         if (what == W_DONE && e->help_iov)
             help_write(ifc, ep, need);
@@ -1473,9 +1487,12 @@ static int wait_out(am_interface_t *ifc, am_endpoint_t *ep, int what, uint64_t n
                 continue;
             }
         }
+        /* about to sleep: the blank replies we owe go first, as before any
+         * sleep (am_event_fd); those to ep queue behind this send */
+        amx_pay_all(ifc);
         STORE(&e->out->prod_waiting, 1);
         FENCE();
-        if (ready(e, what, need) == 0) {
+        if (!ep->dead && ready(e, what, need) == 0) {
             shm_event_fd(ifc);
             struct pollfd p = { .fd = s->epfd, .events = POLLIN };
             poll(&p, 1, ifc->wait_hook ? 1 : 100);
@@ -1486,15 +1503,29 @@ static int wait_out(am_interface_t *ifc, am_endpoint_t *ep, int what, uint64_t n
 }
 
 /* Room for a record with `size` body bytes, contiguous (a PAD fills the
- * end of the ring if needed).  Returns where its header goes, or NULL. */
+ * end of the ring if needed).  Returns where its header goes, or NULL;
+ * the caller fills it and commit()s it without waiting in between.
+ * Where it goes is decided after the last wait, never before: while we
+ * waited the peer may have emptied the ring and a handler's reply
+ * (shm_put_small) started it over at its first line, and a record
+ * written at the offset found before would lie where the peer never
+ * looks (both tasks then wait for ever: the peer for replies behind that
+ * record, we for the peer to copy it). */
 static char *reserve(am_interface_t *ifc, am_endpoint_t *ep, uint64_t size)
 {
     struct shm_ep *e = ep->tp;
-    uint64_t need = REC_LEN(size);
-    uint64_t off = out_off(e), pad = e->R - off < need ? e->R - off : 0;
-    if (e->R - (e->head - e->tail_seen) < pad + need &&
-        wait_out(ifc, ep, W_SPACE, pad + need) < 0)
-        return NULL;
+    uint64_t need = REC_LEN(size), off, pad;
+    for (;;) {
+        off = out_off(e);
+        pad = e->R - off < need ? e->R - off : 0;
+        if (e->R - (e->head - e->tail_seen) >= pad + need)
+            break;
+        /* at most the whole ring: once it is empty, it starts over and
+         * needs no pad */
+        if (wait_out(ifc, ep, W_SPACE, pad + need < e->R ? pad + need : e->R) < 0)
+            return NULL;
+    }
+    e->claimed = 1;
     if (pad) {   /* published at once: the consumer may skip it now */
         struct rec *at = (struct rec *)(e->out_data + off);
         at->kind = REC_PAD;
@@ -1513,6 +1544,7 @@ static inline void commit(am_interface_t *ifc, am_endpoint_t *ep, char *at, uint
 {
     struct shm_ep *e = ep->tp;
     struct rec *r = (struct rec *)at;
+    e->claimed = 0;
     r->kind = kind;
     r->size = (uint32_t)size;
     r->ack = e->released;
@@ -1636,7 +1668,26 @@ static int send_one(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
     return AM_OK;
 }
 
-/* A send from a handler while a send to the same peer waits: after it. */
+/* Could the first record of this AM go into the ring now, without
+ * waiting for room?  (A big one by descriptor waits afterwards only for
+ * the peer's copy; one streamed in CHUNKs waits for room again.) */
+static int starts_now(struct shm_ep *e, const struct iovec *iov, int n)
+{
+    size_t total = 0;
+    for (int i = 0; i < n; i++)
+        total += iov[i].iov_len;
+    if (total > AMX_HDR + INLINE_MAX && !fits_now(e, total)) {
+        if (!LOAD_ACQ(&e->out->cma_ok))
+            return 0;
+        total = AMX_HDR + sizeof(struct big) + (size_t)n * sizeof(struct span);
+    }
+    uint64_t need = REC_LEN(total), off = out_off(e), pad = e->R - off < need ? e->R - off : 0;
+    return ready(e, W_SPACE, pad + need) == 1;
+}
+
+/* A send from a handler while a send to the same peer waits: after it.
+ * And one from a handler of the peer's own input that cannot start
+ * without waiting for room (shm_send): sent by shm_recv afterwards. */
 static int queue_out(struct shm_ep *e, const struct iovec *iov, int n)
 {
     size_t len = 0;
@@ -1673,15 +1724,47 @@ static int send_done(am_interface_t *ifc, am_endpoint_t *ep, int rc)
     return ep->dead ? AM_ERR_DEAD : rc;
 }
 
+/* Send what was queued while no send to ep was under way (handlers of
+ * ep's input, see shm_send), now that none runs. */
+static void send_queued(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    struct shm_ep *e = ep->tp;
+    e->sending = 1;
+    if (send_done(ifc, ep, AM_OK) < 0 && !ep->dead)
+        amx_declare_dead(ifc, ep);   /* the stream would lose a reply */
+}
+
+/* The wait rule (docs/architecture.md, "Waits"): a send made while a
+ * handler of ep's own input runs (rx_depth: read_ring on the stack) never
+ * waits for room in the ring to ep.  That handler pins ep's ring to us
+ * (a record handled in place, and the tail is published only once the
+ * outermost read_ring ends), so while it waits the peer cannot get room
+ * from us either; if the peer's handler waited for room to us the same
+ * way, neither would ever return.  Such a send is queued instead and
+ * goes from shm_recv once no handler of ep's input runs; one that starts
+ * at once may still wait for the peer's copy of a big payload, which any
+ * ring read of the peer's makes, nested or not.  Queued AMs keep their
+ * order: whatever follows them queues too, or sends them first. */
 static int shm_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *iov, int n)
 {
     struct shm_ep *e = ep->tp;
     if (ep->dead || !e->base || e->fd < 0)
         return AM_ERR_DEAD;
-    if (e->sending)
+    if (e->sending || (e->rx_depth && (e->outq || !starts_now(e, iov, n))))
         return queue_out(e, iov, n);
     e->sending = 1;
-    return send_done(ifc, ep, send_one(ifc, ep, iov, n));
+    int rc = AM_OK;
+    while (rc == AM_OK && e->outq && !ep->dead) {   /* queued ones first */
+        struct blob *b = e->outq;
+        if (!(e->outq = b->next))
+            e->outq_tail = NULL;
+        struct iovec v = { b->data, b->len };
+        rc = send_one(ifc, ep, &v, 1);
+        free(b);
+    }
+    if (rc == AM_OK && !ep->dead)
+        rc = send_one(ifc, ep, iov, n);
+    return send_done(ifc, ep, rc);
 }
 
 /* A small AM (am_proto.c's put_small) written straight into the ring:
@@ -1693,9 +1776,11 @@ static int shm_put_small(am_interface_t *ifc, am_endpoint_t *ep, const struct am
 {
     struct shm_ep *e = ep->tp;
     uint64_t size = AMX_HDR + (uint64_t)h->len, need = REC_LEN(size);
+    /* a send under way first: it may be waiting, and its record goes first */
+    if (__builtin_expect(ep->dead || !e->base || e->fd < 0 || e->sending || e->outq, 0))
+        return AMX_PUT_LATER;
     uint64_t off = out_off(e);
-    if (__builtin_expect(ep->dead || !e->base || e->fd < 0 || e->sending || e->R - off < need ||
-                         e->R - (e->head - e->tail_seen) < need, 0))
+    if (__builtin_expect(e->R - off < need || e->R - (e->head - e->tail_seen) < need, 0))
         return AMX_PUT_LATER;
     char *at = e->out_data + off, *d = at + sizeof(struct rec) + AMX_HDR;
     memcpy(at + sizeof(struct rec), h, AMX_HDR);

@@ -553,6 +553,8 @@ static int write_all(am_interface_t *ifc, am_endpoint_t *ep, struct iovec *iov, 
             int wait_ms = now < spin_end ? 0 : ifc->wait_hook ? 1 : 100;
             if (!wait_ms && ifc->cfg.wait == AM_WAIT_YIELD)
                 sched_yield();   /* the reader may need this core */
+            if (wait_ms)   /* about to sleep: owed blank replies go first (am_event_fd) */
+                amx_pay_all(ifc);
             struct pollfd p = { .fd = te->fd, .events = POLLOUT | POLLIN };
             poll(&p, 1, wait_ms);
             if (p.revents & POLLIN)

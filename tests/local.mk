@@ -15,3 +15,4 @@ TESTS += tests/valgrind.sh
 endif
 EXTRA_DIST += tests/valgrind.sh
 include tests/console/local.mk
+include tests/torture/local.mk

@@ -3,7 +3,9 @@
 # private real pvmd, each part with its own VM:
 #  1. one command script through the stock pvm console and through pvmam:
 #     the transcripts must be the same once tids, host names and the
-#     known error-text difference are normalised;
+#     known error-text difference are normalised; the trace file of its
+#     spawn -@file has the same event kinds and counts; help spawn and help
+#     trace list the same options as stock's (our extra -! aside);
 #  2. transport udp, shm and default (shm,tcp), a libpvm3am job exchanging
 #     data, amstat: AM bytes > 0 and daemon-route bytes near 0, each peer's
 #     link over the expected transport (VIA); after transport off the reverse;
@@ -54,6 +56,9 @@ script() {  # out console...
       cons_cmd "spawn --host=127.0.0.1 -> /usr/bin/hello.pvm" &&
       cons_cmd "spawn --host=127.0.0.1:/tmp -> /usr/bin/hello.pvm" &&
       cons_cmd "kill t7ffff" &&
+      rm -f "$VM_BIN/hello_other" &&   # a traced job of one task, which ends
+      cons_cmd "spawn -@$W/job.trc /usr/bin/hello.pvm" &&
+      cons_wait "\[4\] finished" &&   # jobs 1-3 are the hello.pvm above
       cons_cmd "spawn -2 $W/sleeper 67"; } || fail "$out: script stopped"
     tid=$(sed -n 's/^\(t[0-9a-f]*\)$/\1/p' "$out" | tail -1)
     cons_cmd "ps -a"
@@ -77,7 +82,20 @@ norm() {
         -e '/^$/d' "$1"
 }
 script "$W/stock.out" "$STOCK"
+mv "$W/job.trc" "$W/stock.trc"
 script "$W/am.out" "$CONSOLE"
+mv "$W/job.trc" "$W/am.trc"
+# the trace files: records per event kind (times and tids differ)
+for c in stock am; do
+    sed -n 's/^\("[a-z_0-9]*([0-9.]*)"\) {.*/\1/p' "$W/$c.trc" | sort | uniq -c > "$W/$c.trck"
+done
+if [ "$(wc -l < "$W/stock.trck")" -lt 5 ]; then
+    fail "the stock console's trace file has only $(wc -l < "$W/stock.trck") kinds"
+elif diff "$W/stock.trck" "$W/am.trck" > "$W/trcdiff"; then
+    echo "same trace file events as the stock console ($(wc -l < "$W/am.trck") kinds)"
+else
+    fail "spawn -@file: trace files differ (stock <, pvmam >):"; cat "$W/trcdiff"
+fi
 # Job output lines of different tasks come in any order: compared as a
 # sorted list, apart from the rest of the transcript.
 split_jobs() {  # in -> body, sorted job lines
@@ -94,6 +112,29 @@ else
     fail "transcripts differ (stock <, pvmam >):"; cat "$W/diff"
 fi
 [ "$(grep -c 'hello, world' "$W/am.out")" = 1 ] || fail "hello's output did not reach the console"
+
+# help spawn and help trace: the same options, one for one
+helps() {  # out console
+    vm_start || exit 99
+    cons_start "$1" "$2" || exit 99
+    cons_cmd "help spawn" && cons_cmd "help trace" || fail "$1: help stopped"
+    printf 'halt\n' >&3
+    cons_stop
+    vm_stop
+}
+helps "$W/stock.help" "$STOCK"
+helps "$W/am.help" "$CONSOLE"
+for c in stock am; do
+    # spawn: the option words; trace: its syntax lines, without stock's remarks
+    sed -n 's/^\(Options:\)\{0,1\}  *\(-[^ ]*\) .*/\2/p' "$W/$c.help" | grep -vx -- '-!' > "$W/$c.sopt"
+    sed -n 's/^\(Syntax:\)\{0,1\}  *\(trace.*\)/\2/p' "$W/$c.help" |
+        sed 's/ *(.*)$//' > "$W/$c.topt"
+done
+[ "$(wc -l < "$W/stock.sopt")" -ge 14 ] && [ "$(wc -l < "$W/stock.topt")" -ge 10 ] ||
+    fail "stock's help shows too few options"
+diff "$W/stock.sopt" "$W/am.sopt" || fail "help spawn: options differ from stock's (<)"
+diff "$W/stock.topt" "$W/am.topt" || fail "help trace: syntax differs from stock's (<)"
+echo "help spawn: $(wc -l < "$W/am.sopt") options, help trace: $(wc -l < "$W/am.topt") forms, as stock"
 
 # ---- 2. amstat: AM against the daemon route ---------------------------
 unset PVMAM_TRANSPORT   # "transport default" must mean the library's default

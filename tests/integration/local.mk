@@ -136,6 +136,15 @@ tests_integration_crowd_am_LDFLAGS = -no-install
 TESTS += tests/integration/crowd.sh
 EXTRA_DIST += tests/integration/crowd.sh
 
+# Two tasks stream big messages at each other before receiving, over
+# every transport (the wait rule, docs/architecture.md "Waits").
+check_PROGRAMS += tests/integration/bistream_am
+tests_integration_bistream_am_SOURCES = tests/integration/bistream.c
+tests_integration_bistream_am_LDADD = libpvm3am.la
+tests_integration_bistream_am_LDFLAGS = -no-install
+TESTS += tests/integration/bistream.sh
+EXTRA_DIST += tests/integration/bistream.sh
+
 # Authenticated AM links (issue 19): a process outside the VM sends to a
 # task's AM address; built with libam's internals (amx_pack_hdr), hence
 # statically against libam.

@@ -137,6 +137,25 @@ static void on_echoed(const am_token_t *tok, void *data, size_t len)
         echo_errors++;
 }
 
+/* Sink: requests answered blank (no reply of the handler's own), each
+ * u32 number, u32 checksum of the rest, checked in order. */
+static int h_sink;
+static uint32_t sink_got, sink_errors;
+
+static void on_sink(const am_token_t *tok, void *data, size_t len)
+{
+    uint32_t w[2];
+    (void)tok;
+    if (len < 8) {
+        sink_errors++;
+        return;
+    }
+    memcpy(w, data, 8);
+    if (w[0] != sink_got || w[1] != test_sum32((unsigned char *)data + 8, len - 8))
+        sink_errors++;
+    sink_got++;
+}
+
 static void register_handlers(void)
 {
     am_global_shutdown();   /* nothing bound yet: a no-op */
@@ -145,6 +164,7 @@ static void register_handlers(void)
     h_pdata = am_address_to_id(on_pdata);
     h_echo = am_address_to_id(on_echo);
     h_echoed = am_address_to_id(on_echoed);
+    h_sink = am_address_to_id(on_sink);
     if (am_set_placer(h_pdata, placer, AM_PLACE_HEAD_MAX + 1) != AM_ERR_INVAL ||
         am_set_placer(999, placer, PLACE_HEAD) != AM_ERR_INVAL ||
         am_set_placer(h_pdata, placer, PLACE_HEAD) != AM_OK) {
@@ -168,8 +188,14 @@ static int count_fds(void)
 /* ---- a peer process ----------------------------------------------------- */
 
 /* what the child reports: order errors, checksum errors, requests,
- * reordered, placed requests, placer calls, bytes received */
-#define NRES 7
+ * reordered, placed requests, placer calls, bytes received, sink
+ * requests and sink errors (on_sink), and its own stream's status */
+#define NRES 10
+
+/* Both ways at once: the child streams this many sink requests to the
+ * parent as soon as it is connected (0: it only serves). */
+static int child_streams;
+static int sink_stream(am_interface_t *ifc, int32_t tid, int n, unsigned seed);
 
 struct peer {
     pid_t pid;
@@ -208,6 +234,7 @@ static void child_main(struct peer *p, struct am_config cfg, am_interface_t *ifc
     am_allocate_task(ifc, &ep);
     if (am_accept_task(ifc, ep, addr) < 0 || am_insert_task(ifc, ep, 1) < 0)
         _exit(4);
+    int streamed = child_streams ? sink_stream(ifc, 1, child_streams, 5) : AM_OK;
     for (;;) {
         am_wait(ifc, 20);
         char c;
@@ -224,7 +251,8 @@ static void child_main(struct peer *p, struct am_config cfg, am_interface_t *ifc
     struct am_stats st;
     am_interface_stats(ifc, &st);
     uint64_t res[NRES] = { (uint64_t)order_errors, (uint64_t)sum_errors, st.requests_recv,
-                           st.reordered, placed_reqs, place_calls, st.bytes_recv };
+                           st.reordered, placed_reqs, place_calls, st.bytes_recv,
+                           sink_got, sink_errors, (uint64_t)-streamed };
     write(p->from[1], res, sizeof res);
     am_shutdown(ifc);
     _exit(0);
@@ -279,15 +307,21 @@ static am_interface_t *start_pair(struct peer *p, struct am_config cfg)
     return start_pair_as(p, cfg, 0);
 }
 
-static void stop_pair(struct peer *p, uint64_t res[NRES])
+/* The child's report (after it was told to stop), and its end. */
+static void collect_pair(struct peer *p, uint64_t res[NRES])
 {
-    ck_assert_int_eq(write(p->to[1], "x", 1), 1);
     ck_assert_int_eq(read(p->from[0], res, sizeof(uint64_t) * NRES),
                      (ssize_t)(sizeof(uint64_t) * NRES));
     int st;
     waitpid(p->pid, &st, 0);
     ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
     close(p->to[0]); close(p->to[1]); close(p->from[0]); close(p->from[1]);
+}
+
+static void stop_pair(struct peer *p, uint64_t res[NRES])
+{
+    ck_assert_int_eq(write(p->to[1], "x", 1), 1);
+    collect_pair(p, res);
 }
 
 /* Send n requests for handler h of random sizes 0..max with checksums;
@@ -346,6 +380,38 @@ static uint64_t stream_to(am_interface_t *ifc, int h, int n, unsigned seed)
 }
 
 static void stream(am_interface_t *ifc, int n, unsigned seed) { stream_to(ifc, h_data, n, seed); }
+
+/* n sink requests to tid, all sent before anything else is waited for,
+ * then every one answered: AM_OK or the first error (no ck_assert: the
+ * child runs this too).  The sizes fill the shm ring exactly: with the
+ * default depth it is 512 KiB, and a record takes its payload + 56 bytes
+ * (AM header 32, record header 24) rounded up to 64, so 65480 bytes are an
+ * eighth of it and 131016 a quarter; then bigger than half (by descriptor)
+ * and small ones among them.  Clipped to what the transport carries. */
+static int sink_stream(am_interface_t *ifc, int32_t tid, int n, unsigned seed)
+{
+    static const size_t sizes[] = { 65480, 65480, 65480, 65480, 65480, 65480, 65480, 131016 };
+    size_t max = am_max_payload(ifc);
+    unsigned char *buf = malloc(max);
+    if (!buf)
+        return AM_ERR_NOMEM;
+    srand(seed);
+    for (size_t j = 0; j < max; j++)
+        buf[j] = (unsigned char)rand();
+    int rc = AM_OK;
+    for (int i = 0; i < n && rc == AM_OK; i++) {
+        size_t len = sizes[i % 8] < max ? sizes[i % 8] : max;
+        uint32_t w[2] = { (uint32_t)i, test_sum32(buf + 8, len - 8) };
+        memcpy(buf, w, 8);
+        rc = am_request(ifc, tid, h_sink, buf, len);
+    }
+    for (int k = 0; k < 3000 && rc == AM_OK && am_outstanding(ifc); k++)
+        am_wait(ifc, 10);
+    if (rc == AM_OK && am_outstanding(ifc))
+        rc = AM_ERR_TIMEOUT;
+    free(buf);
+    return rc;
+}
 
 /* ---- tests -------------------------------------------------------------- */
 
@@ -669,6 +735,49 @@ START_TEST(lent_payload_survives_reuse)
     stop_pair(&p, res);
     ck_assert_uint_eq(res[0] + res[1], 0);
     ck_assert_uint_eq(res[2], n);
+    am_shutdown(ifc);
+}
+END_TEST
+
+/* Both tasks stream big requests at each other at once, before either
+ * waits for anything: each send that waits (for a free request instance,
+ * for room in a ring or socket, for the peer's copy) must keep taking in
+ * what the other sends and answer it.  Over shm the sizes fill the ring
+ * exactly, so that it empties and starts over while a send waits for
+ * room: a record written where the peer no longer looks hung both tasks
+ * (tr_shm.c reserve).  Bounded by the case's timeout (main). */
+START_TEST(stream_both_ways_at_once)
+{
+    const int n = 8000;
+    struct peer p;
+    sink_got = sink_errors = 0;
+    child_streams = n;
+    am_interface_t *ifc = start_pair(&p, small_cfg());
+    child_streams = 0;
+    int rc = sink_stream(ifc, 2, n, 3);
+    ck_assert_msg(rc == AM_OK, "stream: %s", am_strerror(rc));
+    for (int k = 0; k < 3000 && sink_got < (uint32_t)n; k++)
+        am_wait(ifc, 10);
+    ck_assert_uint_eq(sink_got, n);
+    ck_assert_uint_eq(sink_errors, 0);
+    /* the child may still wait for our (blank) replies: serve it until it
+     * reports, which it does once its own stream is through */
+    ck_assert_int_eq(write(p.to[1], "x", 1), 1);
+    int reported = 0;
+    for (int k = 0; k < 3000 && !reported; k++) {
+        am_wait(ifc, 10);
+        fd_set fs;
+        struct timeval tv = { 0, 0 };
+        FD_ZERO(&fs);
+        FD_SET(p.from[0], &fs);
+        reported = select(p.from[0] + 1, &fs, NULL, NULL, &tv) > 0;
+    }
+    ck_assert_msg(reported, "the child did not finish its stream");
+    uint64_t res[NRES];
+    collect_pair(&p, res);
+    ck_assert_uint_eq(res[9], 0);   /* the child's stream: AM_OK */
+    ck_assert_uint_eq(res[7], n);
+    ck_assert_uint_eq(res[8], 0);
     am_shutdown(ifc);
 }
 END_TEST
@@ -1009,6 +1118,11 @@ int main(int argc, char **argv)
     tcase_add_test(tc, garbage_survived);
     tcase_add_test(tc, wrong_secret_dropped);
     suite_add_tcase(s, tc);
+    /* its own case: a hang here fails in 60 s (CK_RUN_CASE=both_ways runs it alone) */
+    TCase *tb = tcase_create("both_ways");
+    tcase_set_timeout(tb, 60);
+    tcase_add_test(tb, stream_both_ways_at_once);
+    suite_add_tcase(s, tb);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

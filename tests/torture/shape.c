@@ -1,0 +1,409 @@
+/*
+ * shape.c - draws a torture scenario from a seed (shape.h): the pattern,
+ * the tasks, each task's messages (sizes weighted towards the edges of
+ * the library's internal sizes) and script, and how each task ends.
+ * Pure: the same seed gives the same shape in every task.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <pvm3.h>
+#include "shape.h"
+
+static uint64_t next(uint64_t *x)   /* splitmix64 */
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+static int below(uint64_t *x, int n) { return n > 0 ? (int)(next(x) % (uint64_t)n) : 0; }
+static int pct(uint64_t *x, int p) { return below(x, 100) < p; }
+static int range(uint64_t *x, int lo, int hi) { return lo + below(x, hi - lo + 1); }
+
+#define KiB 1024u
+#define MiB (1024u * 1024u)
+#define BIGGEST (16u * MiB)
+
+/* Message sizes where the library changes its way; each is drawn -1, 0
+ * and +1.  First fragment header 32 bytes (HDR_FIRST, pvmam/frag.c),
+ * later ones 4 (HDR_NEXT). */
+static const uint32_t small_edges[] = {
+    0, 4, 8,
+    224,                   /* PVMX_SMALL: a pvm_psend in one fragment (pvmam/frag.c) */
+    256,                   /* AMX_PACK_MAX (libam/am_int.h): payload copied behind the header */
+    4080, 4096,            /* stock pvmd fragments; WARM_AT (libam/tr_shm.c) */
+    16384 - 32, 16384,     /* AM_PLACE_MIN (libam/am.h): placed, not copied */
+    16448 - 32, 16448,     /* INLINE_MAX (libam/tr_shm.h): biggest in-ring record */
+    65475 - 32, 65475,     /* udp max payload (libam/tr_udp.c) in one fragment */
+    65536,                 /* RX_CHUNK (libam/tr_tcp.c), RING_MIN (libam/tr_shm.h) */
+    65443 + 65471,         /* two full udp fragments */
+};
+static const uint32_t mid_edges[] = {
+    256 * KiB - 32, 256 * KiB,   /* HELP_MIN (libam/tr_shm.c): both ends copy */
+    512 * KiB,                   /* the shm ring at the default depth 8 */
+    65443 + 7 * 65471,           /* a full AM window (depth 8) of udp fragments */
+    MiB - 32, MiB,               /* tcp/udp default payload: 1 MiB fragments */
+};
+static const uint32_t big_edges[] = {
+    MiB - 32 + 7 * (MiB - 4),    /* a full window of tcp fragments */
+    BIGGEST - 32, BIGGEST,       /* PVMX_SHM_PAYLOAD (pvmam/pvmam_int.h) */
+};
+#define NE(a) ((int)(sizeof a / sizeof a[0]))
+
+static uint32_t log_uniform(uint64_t *x, uint32_t lo, uint32_t hi)
+{
+    int blo = 31 - __builtin_clz(lo), bhi = 31 - __builtin_clz(hi);
+    int b = range(x, blo, bhi);
+    uint32_t v = (1u << b) + (uint32_t)below(x, (int)(1u << b));
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Mostly small and cheap; big ones (up to 16 MiB) only where allowed. */
+static uint32_t draw_size(uint64_t *x, int allow_big)
+{
+    int r = below(x, 100);
+    uint32_t e;
+    if (r < 25)
+        return (uint32_t)below(x, 65);
+    if (r < 65)
+        e = small_edges[below(x, NE(small_edges))];
+    else if (r < 80)
+        return log_uniform(x, 64, 256 * KiB);
+    else if (r < 90 || !allow_big)
+        e = mid_edges[below(x, NE(mid_edges))];
+    else if (r < 95)
+        return log_uniform(x, MiB, BIGGEST);
+    else
+        e = big_edges[below(x, NE(big_edges))];
+    int d = range(x, -1, 1);
+    if (e == 0 && d < 0)
+        d = 0;
+    if (e == BIGGEST && d > 0)
+        d = 0;
+    return e + (uint32_t)d;
+}
+
+int shape_elsize(int type) { return type == T_BYTE ? 1 : type == T_INT ? 4 : 8; }
+int shape_count(const struct t_msg *m) { return (int)(m->size / (uint32_t)shape_elsize(m->type)); }
+
+static void draw_msg(uint64_t *x, struct t_msg *m, uint32_t dst, int can_mcast, int allow_big)
+{
+    m->dst = dst;
+    int r = below(x, 100);
+    m->how = can_mcast && r < 15 ? H_MCAST : r < 30 ? H_PSEND : H_SEND;
+    static const uint8_t encs[] = { PvmDataDefault, PvmDataRaw, PvmDataInPlace };
+    m->enc = encs[below(x, 3)];
+    r = below(x, 100);
+    m->type = r < 60 ? T_BYTE : r < 80 ? T_INT : T_DOUBLE;
+    uint32_t sz = draw_size(x, allow_big);
+    m->size = sz / (uint32_t)shape_elsize(m->type) * (uint32_t)shape_elsize(m->type);
+}
+
+/* Out-neighbours of task i under the pattern. */
+static uint32_t neighbours(const struct t_shape *s, int i)
+{
+    uint32_t all = (1u << s->n) - 1, me = 1u << i;
+    switch (s->pattern) {
+    case P_PINGPONG: case P_BIDIR: case P_FLOOD:
+        return 1u << (1 - i);
+    case P_FANIN: case P_EXITRACE:
+        return i ? 1u : 0;
+    case P_FANOUT:
+        return i ? 0 : all & ~me;
+    case P_ALLTOALL:
+        return all & ~me;
+    default:   /* P_RING */
+        return 1u << ((i + 1) % s->n);
+    }
+}
+
+int shape_gone(const struct t_shape *s, int i)
+{
+    int e = s->t[i].ending;
+    return e == E_KILL || e == E_KILLTIMER || e == E_QUIT;
+}
+
+int shape_expected(const struct t_shape *s, int src, int me, int *idx)
+{
+    int c = 0;
+    for (int k = 0; k < s->t[src].nmsg; k++)
+        if (s->t[src].msg[k].dst & (1u << me)) {
+            if (idx)
+                idx[c] = k;
+            c++;
+        }
+    return c;
+}
+
+static int expected_total(const struct t_shape *s, int me)
+{
+    int c = 0;
+    for (int j = 0; j < s->n; j++)
+        if (j != me)
+            c += shape_expected(s, j, me, NULL);
+    return c;
+}
+
+uint64_t shape_bytes(const struct t_shape *s)
+{
+    uint64_t b = 0;
+    for (int i = 0; i < s->n; i++)
+        for (int k = 0; k < s->t[i].nmsg; k++)
+            b += (uint64_t)s->t[i].msg[k].size * (uint64_t)__builtin_popcount(s->t[i].msg[k].dst);
+    return b;
+}
+
+static void draw_messages(uint64_t *x, struct t_shape *s)
+{
+    int many = pct(x, 15), big = !many && pct(x, 15);
+    for (int i = 0; i < s->n; i++) {
+        struct t_task *t = &s->t[i];
+        uint32_t nb = neighbours(s, i);
+        int deg = __builtin_popcount(nb);
+        if (!deg)
+            continue;
+        int per = s->pattern == P_FLOOD ? range(x, 100, 1000)
+                : s->pattern == P_EXITRACE ? 1
+                : many ? range(x, 10, 60) : range(x, 1, 4);
+        if (s->pattern == P_PINGPONG && i == 1)
+            per = s->t[0].nmsg;
+        if (per * deg > TM_MAX)
+            per = TM_MAX / deg;
+        int dl[TW_MAX], nd = 0;
+        for (int j = 0; j < s->n; j++)
+            if (nb & (1u << j))
+                dl[nd++] = j;
+        for (int k = 0; k < per * deg; k++) {
+            struct t_msg *m = &t->msg[t->nmsg++];
+            draw_msg(x, m, 1u << dl[k % deg], deg > 1, big);
+            if (m->how == H_MCAST)
+                m->dst = nb;
+            if (s->pattern == P_FLOOD) {
+                m->how = H_SEND;
+                m->size = pct(x, 70) ? 65536u + (uint32_t)range(x, -1, 1) : log_uniform(x, 16384, 262144);
+                m->size -= m->size % (uint32_t)shape_elsize(m->type);
+            } else if (s->pattern == P_EXITRACE) {
+                /* 10,000 doubles packed in place, or near it */
+                m->how = pct(x, 80) ? H_SEND : H_PSEND;
+                m->type = pct(x, 70) ? T_DOUBLE : m->type;
+                m->enc = pct(x, 70) ? PvmDataInPlace : m->enc;
+                if (pct(x, 60))
+                    m->size = 80000;
+                m->size -= m->size % (uint32_t)shape_elsize(m->type);
+            }
+        }
+    }
+}
+
+/* Keep a scenario's bytes bounded: shrink its biggest messages. */
+static void budget(uint64_t *x, struct t_shape *s, uint64_t max)
+{
+    while (shape_bytes(s) > max) {
+        struct t_msg *big = NULL;
+        for (int i = 0; i < s->n; i++)
+            for (int k = 0; k < s->t[i].nmsg; k++)
+                if (!big || s->t[i].msg[k].size > big->size)
+                    big = &s->t[i].msg[k];
+        big->size = (uint32_t)below(x, 65);
+        big->size -= big->size % (uint32_t)shape_elsize(big->type);
+    }
+}
+
+static void draw_endings(uint64_t *x, struct t_shape *s)
+{
+    if (s->pattern == P_FLOOD)
+        return;
+    if (s->pattern == P_EXITRACE) {
+        for (int i = 1; i < s->n; i++)
+            s->t[i].ending = pct(x, 80) ? E_EXITNOW : E_NORMAL;
+        return;
+    }
+    for (int round = 0; round < 2; round++) {
+        if (!pct(x, round ? 15 : 45))
+            continue;
+        int i = below(x, s->n);
+        struct t_task *t = &s->t[i];
+        int r = below(x, 100);
+        if (r < 30) {
+            t->ending = E_KILL;
+            t->kill_after = range(x, 1, t->nmsg > 0 ? t->nmsg : 1);
+        } else if (r < 55) {
+            t->ending = E_KILLTIMER;
+            t->kill_after = below(x, 300);
+        } else if (r < 80 && expected_total(s, i) > 0 && !(i == 0 && s->catchout)) {
+            /* not a catching parent: its pvm_exit waits for its children
+             * (pvm_catchout(3PVM)), which may wait for it */
+            t->ending = E_QUIT;
+            t->kill_after = below(x, expected_total(s, i));
+        } else {
+            t->ending = E_EXITNOW;
+        }
+    }
+    /* A multicast goes only to tasks that stay; one left with a single
+     * receiver is a plain send. */
+    uint32_t stay = 0;
+    for (int i = 0; i < s->n; i++)
+        stay |= shape_gone(s, i) ? 0 : 1u << i;
+    for (int i = 0; i < s->n; i++)
+        for (int k = 0; k < s->t[i].nmsg; k++) {
+            struct t_msg *m = &s->t[i].msg[k];
+            if (m->how != H_MCAST || !(m->dst & ~stay))
+                continue;
+            uint32_t d = m->dst & stay;
+            if (__builtin_popcount(d) < 2) {
+                m->how = H_SEND;
+                m->dst = d ? d & -d : m->dst & -m->dst;
+            } else {
+                m->dst = d;
+            }
+        }
+}
+
+static void draw_scripts(uint64_t *x, struct t_shape *s)
+{
+    for (int i = 0; i < s->n; i++) {
+        struct t_task *t = &s->t[i];
+        t->order = s->pattern == P_PINGPONG ? O_PINGPONG
+                 : s->pattern == P_FLOOD || s->pattern == P_EXITRACE ? O_SENDFIRST
+                 : pct(x, 50) ? O_SENDFIRST : O_INTERLEAVE;
+        if (t->order == O_PINGPONG) {
+            int other = 1 - i;
+            for (int k = 0; k < t->nmsg; k++) {
+                if (i == 1)
+                    t->op[t->nop++] = (struct t_op){ 'W', other, k + 1 };
+                t->op[t->nop++] = (struct t_op){ 'S', k, 0 };
+                if (i == 0)
+                    t->op[t->nop++] = (struct t_op){ 'W', other, k + 1 };
+            }
+            continue;
+        }
+        for (int k = 0; k < t->nmsg; k++) {
+            t->op[t->nop++] = (struct t_op){ 'S', k, 0 };
+            if (t->order == O_INTERLEAVE)
+                t->op[t->nop++] = (struct t_op){ 'P', 0, 0 };
+        }
+        for (int j = 0; j < s->n; j++) {
+            int c = j == i ? 0 : shape_expected(s, j, i, NULL);
+            if (c)
+                t->op[t->nop++] = (struct t_op){ 'W', j, c };
+        }
+    }
+}
+
+void shape_draw(uint64_t seed, struct t_shape *s)
+{
+    uint64_t x = seed * 0x2545f4914f6cdd1dull + 1;
+    memset(s, 0, sizeof *s);
+    s->seed = seed;
+    static const int weight[P_N] = { 14, 12, 14, 14, 12, 12, 14, 8 };
+    int r = below(&x, 100);
+    for (s->pattern = 0; s->pattern < P_N - 1 && r >= weight[s->pattern]; s->pattern++)
+        r -= weight[s->pattern];
+    switch (s->pattern) {
+    case P_PINGPONG: case P_BIDIR: case P_FLOOD:
+        s->n = 2; break;
+    case P_EXITRACE:
+        s->n = pct(&x, 85) ? range(&x, 3, 6) : range(&x, 7, 10); break;
+    default:   /* more tasks than cores now and then */
+        s->n = pct(&x, 85) ? range(&x, 3, 4) : range(&x, 5, TW_MAX); break;
+    }
+    if (pct(&x, 12))
+        for (int i = 0; i < s->n; i++)
+            s->t[i].stock = pct(&x, 40);
+    s->catchout = s->pattern == P_EXITRACE || pct(&x, 15);
+    if (s->catchout)
+        s->print_bytes = s->pattern == P_EXITRACE ? range(&x, 100000, 300000) : below(&x, 262144);
+    draw_messages(&x, s);
+    /* cheap as a rule; a big message makes room for itself */
+    uint64_t biggest = 0;
+    for (int i = 0; i < s->n; i++)
+        for (int k = 0; k < s->t[i].nmsg; k++)
+            biggest = s->t[i].msg[k].size > biggest ? s->t[i].msg[k].size : biggest;
+    budget(&x, s, s->pattern == P_FLOOD ? 128ull * MiB : biggest > 2 * MiB ? 40ull * MiB : 6ull * MiB);
+    draw_endings(&x, s);
+    draw_scripts(&x, s);
+}
+
+static const char *const pat_names[P_N] = { "ping-pong", "both directions at once", "fan-in",
+    "fan-out", "all-to-all", "ring", "fan-in, send then exit at once (catchout parent)",
+    "flood both ways, all sends before receives" };
+static const char *const end_names[E_N] = { "ends normally", "sends then exits at once",
+    "SIGKILLs itself after %d sends", "SIGKILLs itself after %d ms",
+    "exits after %d receives while others still send" };
+
+const char *shape_pattern_name(int p) { return p >= 0 && p < P_N ? pat_names[p] : "?"; }
+const char *shape_ending_name(int e) { return e >= 0 && e < E_N ? end_names[e] : "?"; }
+
+#define ADD(...) do { size_t l_ = strlen(buf); \
+    if (l_ < size) snprintf(buf + l_, size - l_, __VA_ARGS__); } while (0)
+
+static const char *how_name(const struct t_msg *m)
+{
+    static const char *const h[] = { "send", "psend", "mcast" };
+    return h[m->how];
+}
+static const char *enc_name(const struct t_msg *m)
+{
+    return m->how == H_PSEND ? "" : m->enc == PvmDataDefault ? " default"
+         : m->enc == PvmDataRaw ? " raw" : " inplace";
+}
+static const char *type_name(int t) { return t == T_BYTE ? "byte" : t == T_INT ? "int" : "double"; }
+
+void shape_describe(const struct t_shape *s, char *buf, size_t size)
+{
+    *buf = 0;
+    ADD("seed %llu: %s, %d tasks, %.1f MB in all", (unsigned long long)s->seed,
+        shape_pattern_name(s->pattern), s->n, (double)shape_bytes(s) / 1e6);
+    if (s->catchout)
+        ADD(", w0 catches output, children print %d bytes each", s->print_bytes);
+    ADD("\n");
+    static const char *const ord[] = { "all sends first", "sends and polls in turn", "ping-pong" };
+    for (int i = 0; i < s->n; i++) {
+        const struct t_task *t = &s->t[i];
+        ADD("  w%d (%s, %s, ", i, t->stock ? "stock" : "am", ord[t->order]);
+        ADD(shape_ending_name(t->ending), t->kill_after);
+        ADD("): sends %d", t->nmsg);
+        uint32_t lo = UINT32_MAX, hi = 0;
+        for (int k = 0; k < t->nmsg; k++) {
+            const struct t_msg *m = &t->msg[k];
+            lo = m->size < lo ? m->size : lo;
+            hi = m->size > hi ? m->size : hi;
+            if (k < 4 || k == t->nmsg - 1) {
+                ADD("%s #%d %u B %s%s %s to", k ? "," : ":", k, m->size, how_name(m), enc_name(m),
+                    type_name(m->type));
+                for (int j = 0; j < s->n; j++)
+                    if (m->dst & (1u << j))
+                        ADD(" w%d", j);
+            } else if (k == 4) {
+                ADD(", ...");
+            }
+        }
+        if (t->nmsg > 5)
+            ADD(" (sizes %u..%u B)", lo, hi);
+        ADD("\n");
+    }
+}
+
+void shape_fill(uint64_t seed, int src, int k, const struct t_msg *m, void *buf)
+{
+    uint64_t x = seed ^ ((uint64_t)src << 56) ^ ((uint64_t)k << 32) ^ m->size;
+    int n = shape_count(m);
+    if (m->type == T_BYTE) {
+        unsigned char *p = buf;
+        int i = 0;
+        for (; i + 8 <= n; i += 8) {
+            uint64_t v = next(&x);
+            memcpy(p + i, &v, 8);
+        }
+        uint64_t v = next(&x);
+        memcpy(p + i, &v, (size_t)(n - i));
+    } else if (m->type == T_INT) {
+        int *p = buf;
+        for (int i = 0; i < n; i++)
+            p[i] = (int)next(&x);
+    } else {   /* integers, so XDR carries them exactly */
+        double *p = buf;
+        for (int i = 0; i < n; i++)
+            p[i] = (double)(int32_t)next(&x);
+    }
+}

@@ -1,0 +1,75 @@
+/*
+ * shape.h - one torture scenario ("shape"), drawn from a seed.  Every
+ * task of a scenario draws the same shape from the same seed, so each
+ * knows what every other sends and what it must receive (the oracle needs
+ * no side channel).  tests/torture/README.md describes what is drawn.
+ */
+#ifndef TORTURE_SHAPE_H
+#define TORTURE_SHAPE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TW_MAX 12          /* tasks in a scenario */
+#define TM_MAX 1200        /* messages one task sends */
+
+enum t_pattern { P_PINGPONG, P_BIDIR, P_FANIN, P_FANOUT, P_ALLTOALL, P_RING,
+                 P_EXITRACE, P_FLOOD, P_N };
+enum t_ending { E_NORMAL,     /* all done, report, pvm_exit */
+                E_EXITNOW,    /* report first, then the last op, pvm_exit at once */
+                E_KILL,       /* SIGKILL itself right after its k-th accepted send */
+                E_KILLTIMER,  /* SIGKILL itself after t ms, wherever it is */
+                E_QUIT,       /* exit after k messages received, others still sending */
+                E_N };
+enum t_order { O_SENDFIRST, O_INTERLEAVE, O_PINGPONG };
+enum t_how { H_SEND, H_PSEND, H_MCAST };
+enum t_type { T_BYTE, T_INT, T_DOUBLE };
+
+struct t_msg {
+    uint32_t dst;          /* bit mask of receivers (several only for H_MCAST) */
+    uint32_t size;         /* bytes of data (elements x element size) */
+    uint8_t how, enc, type;   /* enc: PvmDataDefault/Raw/InPlace */
+};
+
+/* One op of a task's script. */
+struct t_op {
+    uint8_t kind;          /* 'S' send msg[a]; 'W' wait until b msgs from a; 'P' poll */
+    int a, b;
+};
+
+struct t_task {
+    int stock;             /* the stock-libpvm3 build */
+    int order, ending;
+    int kill_after;        /* E_KILL: sends; E_KILLTIMER: ms; E_QUIT: receives */
+    int nmsg;
+    struct t_msg msg[TM_MAX];
+    int nop;
+    struct t_op op[2 * TM_MAX + TW_MAX + 2];
+};
+
+struct t_shape {
+    uint64_t seed;
+    int pattern, n;
+    int catchout;          /* task 0 catches its children's output */
+    int print_bytes;       /* ...and each child prints this much */
+    struct t_task t[TW_MAX];
+};
+
+void shape_draw(uint64_t seed, struct t_shape *s);
+/* The shape in words, for failure reports. */
+void shape_describe(const struct t_shape *s, char *buf, size_t size);
+const char *shape_pattern_name(int p);
+const char *shape_ending_name(int e);
+/* Messages task `me` gets from task `src`, in order: their indexes in
+ * src's msg[] (returns the count; idx may be NULL). */
+int shape_expected(const struct t_shape *s, int src, int me, int *idx);
+/* Does task i go away by design (killed, or quits early)? */
+int shape_gone(const struct t_shape *s, int i);
+uint64_t shape_bytes(const struct t_shape *s);
+/* The data of message k of task src: `size` bytes, of its type. */
+void shape_fill(uint64_t seed, int src, int k, const struct t_msg *m, void *buf);
+/* Elements in the message, and the element size. */
+int shape_count(const struct t_msg *m);
+int shape_elsize(int type);
+
+#endif

@@ -1,0 +1,115 @@
+/*
+ * torture.c - the one program of the torture test (tests/torture/README.md),
+ * built twice: against libpvm3am (torture_am) and stock libpvm3
+ * (torture_stock), so stock tasks can be mixed in.  Its first argument
+ * picks the role:
+ *   RUN ...        the runner: scenarios one after another (runner.c)
+ *   W ...          a scenario's task, spawned (worker.c)
+ *   HALT ... / H   the halt scenario, its runner and tasks (halt.c)
+ *   FIND from [pattern count]  seeds that cover each pattern and ending,
+ *                  or the first count seeds of a pattern (for make check)
+ *   SHOW seed      a seed's shape in words
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "shape.h"
+#include "torture.h"
+
+double torture_slow(void)
+{
+    const char *v = getenv("TORTURE_SLOW");
+    double f = v ? atof(v) : 1;
+    return f >= 1 ? f : 1;
+}
+
+static int has(const struct t_shape *s, int (*pred)(const struct t_shape *, int))
+{
+    for (int i = 0; i < s->n; i++)
+        if (pred(s, i))
+            return 1;
+    return 0;
+}
+static int is_stock(const struct t_shape *s, int i) { return s->t[i].stock; }
+static int is_big(const struct t_shape *s, int i)
+{
+    for (int k = 0; k < s->t[i].nmsg; k++)
+        if (s->t[i].msg[k].size > 8u << 20)
+            return 1;
+    return 0;
+}
+
+/* The first seed from `from` on for each pattern x ending, then a few
+ * other classes: stock tasks mixed in, catchout, many tasks, big
+ * messages. */
+int torture_find(int argc, char **argv)
+{
+    uint64_t from = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
+    static struct t_shape s;
+    if (argc > 4) {   /* FIND from pattern-number count */
+        int p = atoi(argv[3]), c = atoi(argv[4]);
+        for (uint64_t seed = from; c > 0 && seed < from + 1000000; seed++) {
+            shape_draw(seed, &s);
+            if (s.pattern == p)
+                printf("%llu\n", (unsigned long long)seed), c--;
+        }
+        return 0;
+    }
+    enum { C_STOCK = P_N * E_N, C_CATCH, C_MANY, C_BIG, C_N };
+    uint64_t found[C_N] = { 0 };
+    int left = C_N;
+    for (uint64_t seed = from; left && seed < from + 200000; seed++) {
+        shape_draw(seed, &s);
+        int c[E_N + 4], nc = 0;
+        int anyend = 0;
+        for (int i = 0; i < s.n; i++)
+            if (s.t[i].ending != E_NORMAL) {
+                c[nc++] = s.pattern * E_N + s.t[i].ending;
+                anyend = 1;
+            }
+        if (!anyend)
+            c[nc++] = s.pattern * E_N + E_NORMAL;
+        if (has(&s, is_stock))
+            c[nc++] = C_STOCK;
+        if (s.catchout && s.pattern != P_EXITRACE)
+            c[nc++] = C_CATCH;
+        if (s.n > 6)
+            c[nc++] = C_MANY;
+        if (has(&s, is_big))
+            c[nc++] = C_BIG;
+        for (int j = 0; j < nc; j++)
+            if (!found[c[j]]) {
+                found[c[j]] = seed;
+                left--;
+            }
+    }
+    for (int j = 0; j < C_N; j++)
+        if (found[j])
+            printf("%llu\n", (unsigned long long)found[j]);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *role = argc > 1 ? argv[1] : "";
+    if (!strcmp(role, "W"))
+        return torture_worker(argc, argv);
+    if (!strcmp(role, "H"))
+        return torture_halt_worker(argc, argv);
+    if (!strcmp(role, "RUN"))
+        return torture_runner(argc, argv);
+    if (!strcmp(role, "HALT"))
+        return torture_halt(argc, argv);
+    if (!strcmp(role, "FIND"))
+        return torture_find(argc, argv);
+    if (!strcmp(role, "SHOW") && argc > 2) {
+        static struct t_shape s;
+        static char buf[65536];
+        shape_draw(strtoull(argv[2], NULL, 10), &s);
+        shape_describe(&s, buf, sizeof buf);
+        fputs(buf, stdout);
+        return 0;
+    }
+    fprintf(stderr, "usage: see tests/torture/README.md\n");
+    return 2;
+}
