@@ -110,6 +110,9 @@ struct ucx {
     int nearly;
     int nfailed;               /* endpoints UCX reported failed, not yet dead */
     int dispatching;
+    int polling;               /* ucx_recv progresses the worker: on_am may hand in */
+    int in_cb;                 /* a handler runs inside on_am (see direct) */
+    int ndirect;               /* AMs direct handed in during this poll */
     struct sbuf *sfree;        /* spare sbufs */
     am_interface_t *ifc;
 };
@@ -235,7 +238,34 @@ static void fetch(struct ucx *u, struct item *it, void *desc, char *dst, size_t 
     }
 }
 
-/* An AM arrived (inside ucp_worker_progress): check it and queue it. */
+/* The fast path: an AM whose payload is all here, UCX's header or data
+ * (valid until on_am returns), handed to amx_input from on_am without a
+ * queue item, when nothing waits before it (the queue and the held AMs
+ * empty) and on_am runs from ucx_recv's progress outside any handler.
+ * UCX forbids progressing the worker here, and a handler cannot make us:
+ * it may only reply (am_proto.c refuses requests and polls in handlers),
+ * a reply that UCX cannot finish at once is sent from a copy (send_small,
+ * send_bounce) instead of waited for, and an endpoint closed meanwhile
+ * is not waited for either (close_uep).  A small payload is copied from
+ * UCX's header (const) to the stack; a bigger eager one is used where
+ * UCX has it. */
+static void direct(struct ucx *u, am_endpoint_t *ep, const struct amx_hdr *h, const char *head,
+                   size_t hl, void *data)
+{
+    char tmp[AMX_PACK_MAX] __attribute__((aligned(16)));
+    char *p = data;
+    if (hl || !data) {
+        memcpy(tmp, head, hl);
+        p = tmp;
+    }
+    u->ifc->rx_read += h->len;
+    u->in_cb = 1;
+    u->ndirect += amx_input(u->ifc, ep, h, p);
+    u->in_cb = 0;
+}
+
+/* An AM arrived (inside ucp_worker_progress): check it and hand it in
+ * (direct) or queue it. */
 static ucs_status_t on_am(void *arg, const void *header, size_t hlen, void *data, size_t len,
                           const ucp_am_recv_param_t *param)
 {
@@ -257,6 +287,11 @@ static ucs_status_t on_am(void *arg, const void *header, size_t hlen, void *data
     }
     const char *head = (const char *)header + WIRE_HDR;
     size_t hl = hlen - WIRE_HDR;   /* payload bytes in the header */
+    if (ep && !rndv && u->polling && !u->q.head && !u->nearly && !ifc->in_handler &&
+        h.len < HEAD_MIN && (hl == 0 || (hl == h.len && hl <= AMX_PACK_MAX))) {
+        direct(u, ep, &h, head, hl, data);
+        return UCS_OK;
+    }
     struct item *it = malloc(sizeof *it);
     if (!it)
         goto drop;
@@ -517,10 +552,13 @@ static int ucx_init(am_interface_t *ifc)
     if (ucp_worker_query(u->w, &wat) != UCS_OK || wat.max_am_header < WIRE_HDR)
         goto fail_worker;
     u->max_hdr = wat.max_am_header;
+    /* whole messages only: on_am never sees a fragment (direct) */
     ucp_am_handler_param_t hp = { .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
+                                                UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
                                                 UCP_AM_HANDLER_PARAM_FIELD_CB |
                                                 UCP_AM_HANDLER_PARAM_FIELD_ARG,
-                                  .id = UCX_AM_ID, .cb = on_am, .arg = u };
+                                  .id = UCX_AM_ID, .flags = UCP_AM_FLAG_WHOLE_MSG,
+                                  .cb = on_am, .arg = u };
     if (ucp_worker_set_am_recv_handler(u->w, &hp) != UCS_OK ||
         ucp_worker_get_efd(u->w, &u->efd) != UCS_OK)
         goto fail_worker;
@@ -715,7 +753,9 @@ static void close_uep(am_interface_t *ifc, struct ucx_ep *ue)
     ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
                                 .flags = UCP_EP_CLOSE_FLAG_FORCE };
     ucs_status_ptr_t r = ucp_ep_close_nbx(uep, &prm);
-    if (UCS_PTR_IS_PTR(r))
+    if (UCS_PTR_IS_PTR(r) && u->in_cb)
+        ucp_request_free(r);   /* no waiting in on_am: UCX finishes it */
+    else if (UCS_PTR_IS_PTR(r))
         ucx_wait_req(ifc, NULL, r);
 }
 
@@ -769,6 +809,43 @@ static int send_small(struct ucx *u, struct ucx_ep *ue, const struct iovec *iov,
     return r == NULL ? AM_OK : AM_ERR_DEAD;
 }
 
+static void sent_bounce(void *req, ucs_status_t st, void *arg)
+{
+    free(arg);
+    ucp_request_free(req);
+}
+
+/* A bigger AM sent from inside on_am (a handler's reply, see direct),
+ * where no send may wait: from a copy, freed when UCX is done with it. */
+static int send_bounce(struct ucx *u, struct ucx_ep *ue, const struct iovec *iov, int n, size_t len)
+{
+    if (len > u->ifc->cfg.max_payload)
+        return AM_ERR_TOOBIG;
+    char *b = malloc(WIRE_HDR + len);
+    if (!b)
+        return AM_ERR_NOMEM;
+    char *p = b + WIRE_HDR;
+    memcpy(b, iov[0].iov_base, AMX_HDR);
+    memcpy(b + AMX_HDR, &u->id, 8);
+    size_t skip = AMX_HDR;
+    for (int i = 0; i < n; i++) {
+        size_t l = iov[i].iov_len, sk = skip < l ? skip : l;
+        memcpy(p, (const char *)iov[i].iov_base + sk, l - sk);
+        p += l - sk;
+        skip -= sk;
+    }
+    ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE |
+                                                UCP_OP_ATTR_FIELD_CALLBACK |
+                                                UCP_OP_ATTR_FIELD_USER_DATA,
+                                .datatype = ucp_dt_make_contig(1),
+                                .cb.send = sent_bounce, .user_data = b };
+    ucs_status_ptr_t r = ucp_am_send_nbx(ue->uep, UCX_AM_ID, b, WIRE_HDR, b + WIRE_HDR, len, &prm);
+    if (UCS_PTR_IS_PTR(r))
+        return AM_OK;   /* sent_bounce frees b */
+    free(b);
+    return r == NULL ? AM_OK : AM_ERR_DEAD;
+}
+
 static int ucx_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *iov, int n)
 {
     struct ucx *u = ifc->trd;
@@ -784,6 +861,8 @@ static int ucx_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
     len -= AMX_HDR;
     if (len <= AMX_PACK_MAX)
         return send_small(u, ue, iov, n, len);
+    if (u->in_cb)
+        return send_bounce(u, ue, iov, n, len);
     char hdr[WIRE_HDR + AM_PLACE_HEAD_MAX];
     size_t hl = len >= HEAD_MIN && WIRE_HDR + AM_PLACE_HEAD_MAX <= u->max_hdr ? AM_PLACE_HEAD_MAX : 0;
     memcpy(hdr, iov[0].iov_base, AMX_HDR);
@@ -840,9 +919,12 @@ static int ucx_recv(am_interface_t *ifc)
             /* nothing to clear */
         }
     }
+    u->ndirect = 0;
+    u->polling = 1;
     for (int i = 0; i < 64 && ucp_worker_progress(u->w); i++)
         ;
-    int n = dispatch(ifc);
+    u->polling = 0;
+    int n = u->ndirect + dispatch(ifc);
     if (u->nfailed)
         reap_failed(ifc);
     if (u->nearly)
