@@ -11,9 +11,6 @@
 #include "pvmam.h"
 #include "cons.h"
 
-int cons_export(const char *name);     /* cmd_env.c */
-int cons_unexport(const char *name);
-
 /* What libpvm3am takes (pvmam/pvmam.h): tcp, udp, shm or ucx (when built
  * with UCX; libpvm3am reports it otherwise), or two of them
  * separated by a comma (shm,tcp), or off. */
@@ -169,7 +166,7 @@ int cmd_amstat(int argc, char **argv)
 
 /* The library to preload: $PVMAM_PRELOAD_LIB (tests use the build tree's)
  * or the installed one. */
-const char *cons_preload_lib(void)
+static const char *cons_preload_lib(void)
 {
     const char *l = getenv("PVMAM_PRELOAD_LIB");
     return l && *l ? l : PVMAM_LIBDIR "/libpvm3am.so.0";

@@ -14,7 +14,6 @@
 #include "cons.h"
 #include "trace.h"
 
-int cons_preload_env(int on);   /* cmd_am.c */
 
 struct spawn_opts {
     int count, flags, redirect, append, preload, trace;

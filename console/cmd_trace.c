@@ -4,7 +4,7 @@
  * PvmTraceOptions); the words of one command act in turn, as stock's
  * console reads them.  The console starts with the mask "xpvm" (the
  * events XPVM draws), whole events and no buffering, as stock's does.
- * The tasks (stock or libpvm3am, pvm3/trace.c) generate the events;
+ * The tasks (stock or libpvm3am, pvm3/core/trace.c) generate the events;
  * spawn -@ makes the console their tracer (trace_jobs.c).
  */
 #include <stdio.h>

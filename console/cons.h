@@ -63,6 +63,12 @@ const char *cons_err(int code);           /* PVM error text */
 void cons_errline(const char *cmd, const char *what, int code);
 int cons_wrongargs(const char *cmd);      /* "cmd: wrong #args"; returns 0 */
 
+/* cmd_env.c: add or drop a name in PVM_EXPORT; 0 or -1 */
+int cons_export(const char *name);
+int cons_unexport(const char *name);
+/* cmd_am.c: LD_PRELOAD of libpvm3am for spawned tasks on or off */
+int cons_preload_env(int on);
+
 /* command families */
 cons_fn cmd_add, cmd_delete, cmd_conf, cmd_mstat, cmd_halt, cmd_tickle;
 cons_fn cmd_ps, cmd_pstat, cmd_kill, cmd_sig, cmd_reset, cmd_id, cmd_jobs;

@@ -12,9 +12,6 @@
 
 struct cons_state cons = { .amstat_ms = 2000 };
 
-int cons_preload_env(int on);   /* cmd_am.c */
-int cons_export(const char *name);
-
 static void usage(FILE *f)
 {
     fprintf(f, "usage: pvmam [-n<hostname>] [-d<debugmask>] [--preload] [--amstat-wait=ms] "

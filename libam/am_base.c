@@ -299,7 +299,7 @@ int am_allocate_task(am_interface_t *ifc, am_endpoint_t **out)
     if (!ifc || !out)
         return AM_ERR_INVAL;
     /* The window's slots come with the endpoint, as many as the window
-     * is deep (not AMX_MAX_DEPTH): an idle peer costs little (issue 20). */
+     * is deep (not AMX_MAX_DEPTH): an idle peer costs little. */
     size_t nslot = ifc->cfg.depth, nrslot = ifc->reliable ? 0 : ifc->cfg.depth;
     am_endpoint_t *ep = calloc(1, sizeof *ep + nslot * sizeof *ep->slot +
                                       nrslot * sizeof *ep->rslot);

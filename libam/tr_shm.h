@@ -1,10 +1,10 @@
 /*
- * tr_shm.h - what the shm transport (libam/tr_shm.c) shares with its peer:
+ * tr_shm.h - what the shm transport (libam/tr_shm.c, libam/shm/) shares with its peer:
  * the segment's layout, the records in its rings and the hello and welcome
  * passed over the set-up socket.  A header of its own so that tests can
  * play a peer with well-formed bytes (tests/fuzz/fuzz_am_shm.c writes the
  * records a peer would, tests/integration/stranger_raw.c says a hello,
- * examples/ambench/floor.c measures the least these records cost);
+ * bench/ambench/floor.c measures the least these records cost);
  * nothing here is libam's API.
  */
 #ifndef TR_SHM_H
@@ -59,7 +59,7 @@ struct seg {
     _Alignas(LINE) struct ring ring[2];  /* [0] connector to acceptor, [1] back */
 };
 /* Ring 0 starts right after the header, in its page: a link that has
- * carried a few AMs each way holds two pages, not three (issue 20). */
+ * carried a few AMs each way holds two pages, not three. */
 #define DATA_OFF ((sizeof(struct seg) + LINE - 1) & ~(size_t)(LINE - 1))
 
 /* A record starts on a cache line and takes whole lines (REC_ALIGN).  Its

@@ -19,39 +19,11 @@
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include "am_net.h"
-
-/* Connections accepted before their endpoint is (the peer's CONN is still
- * on its way through the pvmd) wait here under the name their HELLO gave,
- * at most connect_timeout_ms; nothing is read from them meanwhile. */
-#define MAX_PARKED 1024   /* a sanity bound, far above any real burst */
-
-struct parked {
-    int fd;
-    uint64_t since_us;
-    char name[AMX_ADDRLEN];
-};
-
-/* Connections whose HELLO is still arriving: read as its bytes come and
- * never waited for, so one that says nothing (a stranger) costs the task
- * a slot for at most HELLO_WAIT_US, not a stall.  In the epoll set as
- * GREET_TAG(fd) (endpoints are pointers, even; the listener is 0). */
-#define MAX_GREET 64          /* full: the oldest goes */
-#define HELLO_WAIT_US 1000000u   /* a real connector says hello at once */
-#define GREET_TAG(fd) ((uint64_t)(fd) << 1 | 1)
-
-struct greeting {
-    int fd;
-    uint64_t since_us;
-    size_t got;
-    char buf[AMX_HDR + AMX_ADDRLEN];
-};
+#include "conn_park.h"
 
 struct tcp {
     int lfd, epfd;
-    struct parked *park;
-    int npark, park_cap;
-    struct greeting greet[MAX_GREET];
-    int ngreet;
+    struct amx_park pk;        /* connections before their endpoint (conn_park.c) */
     unsigned polls;
 };
 
@@ -87,6 +59,8 @@ static void tune(am_interface_t *ifc, int fd)
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 }
 
+static const struct amx_park_ops tcp_park_ops;
+
 static int tcp_init(am_interface_t *ifc)
 {
     struct tcp *t = calloc(1, sizeof *t);
@@ -100,6 +74,7 @@ static int tcp_init(am_interface_t *ifc)
         goto fail_lfd;
     if ((t->epfd = amx_epoll_with(t->lfd)) < 0)
         goto fail_lfd;
+    amx_park_init(&t->pk, t->lfd, t->epfd, &tcp_park_ops);
     ifc->trd = t;
     return AM_OK;
 fail_lfd:
@@ -192,74 +167,27 @@ fail:
     return AM_ERR_DEAD;
 }
 
-static void greet_drop(am_interface_t *ifc, struct tcp *t, int i, int count)
+static int tcp_accepted(am_interface_t *ifc, struct amx_greeting *g)
 {
-    epoll_ctl(t->epfd, EPOLL_CTL_DEL, t->greet[i].fd, NULL);
-    close(t->greet[i].fd);
-    t->greet[i] = t->greet[--t->ngreet];
-    if (count)
-        ifc->st.drops++;
-}
-
-/* Close parked connections nobody claimed in time (their connector sees
- * the end of its stream and keeps the daemon route, docs/link-setup.md),
- * and connections whose HELLO did not come in time. */
-static void expire_waiting(am_interface_t *ifc, struct tcp *t)
-{
-    uint64_t now = amx_now_us(), limit = (uint64_t)ifc->cfg.connect_timeout_ms * 1000u;
-    for (int i = 0; i < t->ngreet;) {
-        if (now - t->greet[i].since_us > HELLO_WAIT_US)
-            greet_drop(ifc, t, i, 1);
-        else
-            i++;
-    }
-    for (int i = 0; i < t->npark;) {
-        if (now - t->park[i].since_us > limit) {
-            close(t->park[i].fd);
-            t->park[i] = t->park[--t->npark];
-            ifc->st.drops++;
-        } else {
-            i++;
-        }
-    }
-}
-
-static int park(struct tcp *t, int fd, const char *name)
-{
-    if (t->npark == t->park_cap) {
-        int cap = t->park_cap ? t->park_cap * 2 : 16;
-        if (cap > MAX_PARKED)
-            return -1;
-        struct parked *np = realloc(t->park, sizeof *np * (size_t)cap);
-        if (!np)
-            return -1;
-        t->park = np;
-        t->park_cap = cap;
-    }
-    struct parked *pk = &t->park[t->npark++];
-    pk->fd = fd;
-    pk->since_us = amx_now_us();
-    snprintf(pk->name, sizeof pk->name, "%s", name);
+    tune(ifc, g->fd);
     return 0;
 }
 
-/* Read what has come of greeting i's HELLO; once it is whole, park the
- * connection under the name it gives.  Its first AM must be a HELLO with
- * our secret: a connection without it is closed before anything more is
- * read from it (auth_drops). */
-static void greet_input(am_interface_t *ifc, struct tcp *t, int i)
+/* Read what has come of g's HELLO.  Its first AM must be a HELLO with our
+ * secret: a connection without it is closed before anything more is read
+ * from it (auth_drops). */
+static int tcp_hello(am_interface_t *ifc, struct amx_greeting *g, struct amx_parked *pk)
 {
-    struct greeting *g = &t->greet[i];
     struct amx_hdr h;
     for (;;) {
         size_t want = AMX_HDR;
         if (g->got >= AMX_HDR) {
             if (amx_parse(g->buf, AMX_HDR, &h) < 0)
-                goto drop;   /* garbage */
+                return AMX_HELLO_DROP;   /* garbage */
             if (!amx_auth(ifc, NULL, &h))
-                goto refuse;   /* counted there */
+                return AMX_HELLO_REFUSED;   /* counted there */
             if (h.type != AMX_HELLO || h.len == 0 || h.len > AMX_ADDRLEN)
-                goto drop;
+                return AMX_HELLO_DROP;
             want += h.len;
         }
         if (g->got == want)
@@ -268,103 +196,31 @@ static void greet_input(am_interface_t *ifc, struct tcp *t, int i)
         if (r < 0 && errno == EINTR)
             continue;
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-            return;   /* the rest later */
+            return AMX_HELLO_MORE;   /* the rest later */
         if (r <= 0)
-            goto drop;
+            return AMX_HELLO_DROP;
         ifc->rx_read += (uint64_t)r;
         g->got += (size_t)r;
     }
     if (g->buf[g->got - 1] != '\0')
-        goto drop;
-    /* parked connections are not watched: nothing is read until claimed */
-    epoll_ctl(t->epfd, EPOLL_CTL_DEL, g->fd, NULL);
-    if (park(t, g->fd, g->buf + AMX_HDR) < 0) {
-        close(g->fd);   /* too many waiting */
-        ifc->st.drops++;
-    }
-    t->greet[i] = t->greet[--t->ngreet];
-    return;
-drop:
-    greet_drop(ifc, t, i, 1);
-    return;
-refuse:
-    greet_drop(ifc, t, i, 0);
+        return AMX_HELLO_DROP;
+    snprintf(pk->name, sizeof pk->name, "%s", g->buf + AMX_HDR);
+    return AMX_HELLO_DONE;
 }
 
-static int greet_find(const struct tcp *t, int fd)
-{
-    for (int i = 0; i < t->ngreet; i++)
-        if (t->greet[i].fd == fd)
-            return i;
-    return -1;
-}
-
-/* Accept one pending connection and read its HELLO as far as it has come. */
-static void accept_one(am_interface_t *ifc)
-{
-    struct tcp *t = ifc->trd;
-    int fd = accept4(t->lfd, NULL, NULL, SOCK_CLOEXEC);
-    if (fd < 0)
-        return;
-    tune(ifc, fd);
-    if (t->ngreet == MAX_GREET) {   /* the oldest has had the longest to speak */
-        int old = 0;
-        for (int i = 1; i < t->ngreet; i++)
-            if (t->greet[i].since_us < t->greet[old].since_us)
-                old = i;
-        greet_drop(ifc, t, old, 1);
-    }
-    struct epoll_event ev = { .events = EPOLLIN, .data.u64 = GREET_TAG(fd) };
-    if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-        close(fd);
-        ifc->st.drops++;
-        return;
-    }
-    struct greeting *g = &t->greet[t->ngreet++];
-    g->fd = fd;
-    g->since_us = amx_now_us();
-    g->got = 0;
-    greet_input(ifc, t, t->ngreet - 1);   /* a real connector's HELLO is there already */
-}
-
-/* Wait up to ms for connections and HELLOs, and take them in. */
-static void wait_greetings(am_interface_t *ifc, struct tcp *t, int ms)
-{
-    struct pollfd p[1 + MAX_GREET];
-    int n = 0;
-    p[n++] = (struct pollfd){ .fd = t->lfd, .events = POLLIN };
-    for (int i = 0; i < t->ngreet; i++)
-        p[n++] = (struct pollfd){ .fd = t->greet[i].fd, .events = POLLIN };
-    if (poll(p, (nfds_t)n, ms) <= 0)
-        return;
-    for (int k = 1; k < n; k++) {
-        int i = p[k].revents ? greet_find(t, p[k].fd) : -1;
-        if (i >= 0)
-            greet_input(ifc, t, i);
-    }
-    if (p[0].revents)
-        accept_one(ifc);
-}
+static const struct amx_park_ops tcp_park_ops = {
+    .accepted = tcp_accepted,
+    .hello = tcp_hello,
+};
 
 static int tcp_accept(am_interface_t *ifc, am_endpoint_t *ep)
 {
     struct tcp *t = ifc->trd;
-    uint64_t deadline = amx_now_us() + (uint64_t)ifc->cfg.connect_timeout_ms * 1000u;
-    for (;;) {
-        for (int i = 0; i < t->npark; i++) {
-            if (!strcmp(t->park[i].name, ep->name)) {
-                int fd = t->park[i].fd;
-                t->park[i] = t->park[--t->npark];
-                return attach(ifc, ep, fd) < 0 ? AM_ERR_SYS : AM_OK;
-            }
-        }
-        uint64_t now = amx_now_us();
-        if (now >= deadline)
-            return AM_ERR_TIMEOUT;
-        expire_waiting(ifc, t);
-        int ms = (int)((deadline - now) / 1000 + 1);
-        wait_greetings(ifc, t, ms > 100 ? 100 : ms);   /* wake to expire greetings */
-    }
+    struct amx_parked pk;
+    int rc = amx_park_claim(ifc, &t->pk, ep->name, &pk);
+    if (rc < 0)
+        return rc;
+    return attach(ifc, ep, pk.fd) < 0 ? AM_ERR_SYS : AM_OK;
 }
 
 static int flush_out(am_interface_t *ifc, am_endpoint_t *ep);
@@ -639,19 +495,16 @@ static int tcp_recv(am_interface_t *ifc)
         if (handled || !ep)   /* all tried: epoll only for the listener, now and then */
             return handled;
     }
-    if (t->npark || t->ngreet)
-        expire_waiting(ifc, t);
+    amx_park_expire(ifc, &t->pk);
     int n = epoll_wait(t->epfd, evs, 32, 0);
     for (int i = 0; i < n; i++) {
-        if (evs[i].data.u64 & 1) {   /* GREET_TAG */
-            int g = greet_find(t, (int)(evs[i].data.u64 >> 1));
-            if (g >= 0)
-                greet_input(ifc, t, g);
+        if (amx_greet_tagged(evs[i].data.u64)) {
+            amx_park_greet_event(ifc, &t->pk, evs[i].data.u64);
             continue;
         }
         am_endpoint_t *ep = evs[i].data.ptr;
         if (!ep)
-            accept_one(ifc);
+            amx_park_accept(ifc, &t->pk);
         else if (((struct tcp_ep *)ep->tp)->fd >= 0)
             handled += read_ep(ifc, ep);
     }
@@ -694,11 +547,7 @@ static void tcp_placement_discard(am_endpoint_t *ep)
 static void tcp_shutdown(am_interface_t *ifc)
 {
     struct tcp *t = ifc->trd;
-    for (int i = 0; i < t->npark; i++)
-        close(t->park[i].fd);
-    for (int i = 0; i < t->ngreet; i++)
-        close(t->greet[i].fd);
-    free(t->park);
+    amx_park_free(&t->pk);
     close(t->lfd);
     close(t->epfd);
     free(t);

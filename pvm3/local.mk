@@ -1,4 +1,4 @@
-# pvm3: libpvm3am = pvm3 (this folder) + pvmam + libam.
+# pvm3: libpvm3am = pvm3 (pack/, core/, svc/) + pvmam + libam.
 # Sources are listed by the two parts of pvm3 in their own fragments.
 PVM3_PACK_SOURCES =
 PVM3_CORE_SOURCES =

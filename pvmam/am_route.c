@@ -4,32 +4,9 @@
  * up when the task connects to its pvmd, then asks pvm3 to watch the
  * daemon socket (SIGIO) so the fast path makes no system call for it.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include "pvmam_int.h"
-
-struct pvmx_state pvmx = { .cfg = { .transport = "off" } };
-
-long long pvmx_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
-
-void pvmx_log(const char *fmt, ...)
-{
-    if (!pvmx.cfg.verbose)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "libpvm3am[t%x]: ", pvmx.mytid);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
 
 /* ---- route operations -------------------------------------------------- */
 
@@ -41,14 +18,14 @@ static int r_reaches(void *ctx, int tid)
     if (!pvmx.on)
         return 0;
     struct pvmx_peer *p = pvmx_peer_find(tid);
-    return p && p->tx_open;
+    return p && pvmx_link_tx(p);
 }
 
 static int r_send(void *ctx, int tid, struct pmsg *m)
 {
     (void)ctx;
     struct pvmx_peer *p = pvmx_peer_find(tid);
-    if (!p || p->dead || p->need_close)
+    if (!p || pvmx_link_dead(p) || p->need_close)
         return PvmNoTask;   /* the peer died or exited: as stock says for a gone task */
     return pvmx_frag_send(p, m);
 }
@@ -57,7 +34,7 @@ static int r_send_bytes(void *ctx, int tid, int tag, int msgctx, const void *buf
 {
     (void)ctx;
     struct pvmx_peer *p = pvmx_peer_find(tid);
-    if (!p || p->dead || p->need_close)
+    if (!p || pvmx_link_dead(p) || p->need_close)
         return PvmNoTask;
     return pvmx_frag_send_bytes(p, tag, msgctx, buf, len);
 }
@@ -121,6 +98,11 @@ static int r_wait_fds(void *ctx, struct pollfd *fds, int max, int *timeout_ms)
 static int r_filter(void *ctx, struct pmsg *m)
 {
     (void)ctx;
+    if (PVMAM_IS_CTRL(m) && PVMAM_IS_INIT(m->tag)) {   /* pvmam_init's own (init.c) */
+        pvmx_init_note(m);
+        pmsg_free(m);
+        return 1;
+    }
     if (PVMAM_IS_CTRL(m))
         return pvmx_ctrl_filter(m);
     if (m->ctx != SYSCTX_TC && m->ctx != SYSCTX_TM && !(m->flags & PMSG_ROUTED)) {
@@ -141,7 +123,7 @@ static void on_dead(am_interface_t *ifc, int32_t tid, void *arg)
     (void)arg;
     struct pvmx_peer *p = pvmx_peer_find(tid);
     if (p && p->ifc == ifc) {
-        p->dead = 1;
+        pvmx_link_die(p);
         /* whole messages held for its SWITCH or READY stay: that is
          * still on its way through the pvmd and releases them (link.c) */
         pvmx_peer_drop_partial(p);
@@ -307,6 +289,8 @@ static void r_exit(void *ctx)
     }
     pvmx_link_close_exited();
     stop_ifcs();   /* each flushes what is in flight, bounded */
+    for (int i = 0; i < pvmx_peer_count(); i++)
+        pvmx_peer_drop_rx(pvmx_peer_at(i));
     pvmx_peers_free();
 }
 
@@ -326,5 +310,3 @@ const struct pvm_route_ops pvmx_am_route = {
     .on_exit = r_exit,
     .mbox_prefix = PVMAM_MBOX_PREFIX,
 };
-
-const char *pvmam_transport(void) { return pvmx.on ? pvmx.running : "off"; }

@@ -60,9 +60,9 @@ static void put_stats(struct pmsg *m, const struct pvmam_stats *s)
 
 static int route_of(const struct pvmx_peer *p)
 {
-    if (p->dead)
+    if (pvmx_link_dead(p))
         return PVMAM_ROUTE_DEAD;
-    return p->tx_open ? PVMAM_ROUTE_AM : PVMAM_ROUTE_PVMD;
+    return pvmx_link_tx(p) ? PVMAM_ROUTE_AM : PVMAM_ROUTE_PVMD;
 }
 
 static void answer(int dst, int seq)

@@ -49,7 +49,7 @@ static int send_failed(struct pvmx_peer *p, int rc)
     pvmx_log("send to t%x failed: %s", p->tid, am_strerror(rc));
     if (rc != AM_ERR_DEAD)
         return PvmSysErr;
-    p->dead = 1;
+    pvmx_link_die(p);
     return PvmNoTask;
 }
 
@@ -159,7 +159,7 @@ static int start_msg(struct pvmx_peer *p, const unsigned char *h)
     p->rtoken = 0;
     /* Only a message that may be delivered now can land in a precv; one
      * that lands needs no message buffer at all. */
-    if (p->rx_open && pvmi_msgq_empty(&p->hold))
+    if (pvmx_link_rx(p) && pvmi_msgq_empty(&p->hold))
         p->rtoken = pvmi_sink_claim(p->tid, tag, ctx, encword);
     if (p->rtoken) {
         p->rbusy = 1;
@@ -227,7 +227,7 @@ static void finish_msg(struct pvmx_peer *p)
         return;
     }
     pmsg_rewind(m);
-    if (p->rx_open && pvmi_msgq_empty(&p->hold))
+    if (pvmx_link_rx(p) && pvmi_msgq_empty(&p->hold))
         pvmi_deliver(m);
     else
         pvmi_msgq_put(&p->hold, m);   /* its daemon-route messages are not all in yet */
@@ -243,7 +243,7 @@ void pvmx_frag_handler(const am_token_t *tok, void *data, size_t len)
     /* a whole message in one fragment for a waiting pvm_precv: straight
      * into its buffer, no message state (as start_msg would let it) */
     if (flags == (F_SOM | F_EOM) && len >= HDR_FIRST && !p->rbusy && !p->rstarted &&
-        p->rx_open && pvmi_msgq_empty(&p->hold) &&
+        pvmx_link_rx(p) && pvmi_msgq_empty(&p->hold) &&
         ((size_t)get32(h + 24) << 32 | get32(h + 28)) == len - HDR_FIRST &&
         !am_token_placed(tok) &&
         pvmi_sink_put(p->tid, (int)get32(h + 4), (int)get32(h + 8), get32(h + 12),

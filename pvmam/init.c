@@ -25,7 +25,7 @@ struct entry {
 };
 
 /* Allocated as entries come and freed once pvmam_init is done: static
- * tables for MAX_TASKS cost every task 400 KB (issue 20, scale). */
+ * tables for MAX_TASKS cost every task 400 KB. */
 static struct {
     struct entry *hello;
     int nhello, hello_cap;
@@ -119,7 +119,7 @@ static int links_open(int me)
             continue;
         }
         struct pvmx_peer *p = pvmx_peer_find(st.table[i].tid);
-        if (p && ((p->tx_open && p->rx_open) || p->kind == PEER_STOCK || p->dead))
+        if (p && (p->link == PVMX_OPEN || p->link == PVMX_STOCK || pvmx_link_dead(p)))
             open++;
     }
     return open;
@@ -134,8 +134,9 @@ static int connect_all(int me, long long deadline)
         struct pvmx_peer *p = pvmx_peer_get(tid);
         if (!p)
             return PvmNoMem;
-        if (!p->tx_open && p->kind != PEER_STOCK) {
-            p->kind = PEER_AM;
+        if (!pvmx_link_tx(p) && p->link != PVMX_STOCK) {
+            if (p->link == PVMX_UNKNOWN)
+                pvmx_link_set(p, PVMX_KNOWN);
             snprintf(p->addr, sizeof p->addr, "%s", st.table[i].addr);
             pvmx_link_connect(p);
         }

@@ -35,48 +35,6 @@ static void mbox_name(char *buf, size_t n, int tid)
     snprintf(buf, n, PVMAM_MBOX_PREFIX "%x", tid);
 }
 
-/* ---- control messages over the daemon route ---------------------------- */
-
-/* Strings travel as {int length, bytes} so a receiver can bound them;
- * everything is packed in pvm3's internal buffers (route.h), never the
- * user's current ones. */
-int pvmx_ctrl_post(struct pmsg *m, int tag, const int *dsts, int n)
-{
-    int rc = 0;
-    for (int i = 0; rc >= 0 && i < n; i++) {
-        m->tag = tag;
-        m->ctx = SYSCTX_TC;
-        m->src = pvmx.mytid;
-        m->dst = dsts[i];
-        rc = pvmi_send_daemon(dsts[i], m);
-    }
-    pmsg_free(m);
-    return rc;
-}
-
-int pvmx_send_ctrl(int dst, int tag, const int *ints, int nint, const char *str)
-{
-    struct pmsg *m = pvmi_xbuf();
-    if (!m)
-        return PvmNoMem;
-    int rc = pvmi_put_ints(m, ints, nint);
-    if (rc >= 0 && str)
-        rc = pvmi_put_counted(m, str);
-    if (rc < 0) {
-        pmsg_free(m);
-        return rc;
-    }
-    return pvmx_ctrl_post(m, tag, &dst, 1);
-}
-
-int pvmx_ctrl_unpack(struct pmsg *m, int *ints, int nint, char *str, size_t max)
-{
-    int rc = pvmi_get_ints(m, ints, nint);
-    if (rc >= 0 && str)
-        rc = pvmi_get_counted(m, str, max);
-    return rc < 0 ? rc : 0;
-}
-
 /* ---- the mailbox ------------------------------------------------------- */
 
 int pvmx_publish(void)
@@ -140,9 +98,7 @@ static void give_up(struct pvmx_peer *p, const char *why, int rc)
         p->ep = NULL;
     }
     p->ifc = NULL;
-    p->kind = PEER_STOCK;
-    p->tx_open = 0;
-    p->conn_sent = 0;
+    pvmx_link_set(p, PVMX_STOCK);
 }
 
 static void defer(int *flag)
@@ -193,8 +149,7 @@ static int close_exited(struct pvmx_peer *p, int force)
     am_remove_task(p->ifc, p->tid);
     am_deallocate_task(p->ifc, p->ep);
     p->ep = NULL;
-    p->dead = 1;
-    p->conn_sent = 0;
+    pvmx_link_die(p);
     return 1;
 }
 
@@ -250,7 +205,7 @@ static int connect_some(struct pvmx_peer *p, char *addr)
  * L's SWITCH says it has accepted. */
 int pvmx_link_connect(struct pvmx_peer *p)
 {
-    if (p->ep || p->kind != PEER_AM || p->dead)
+    if (p->ep || p->link != PVMX_KNOWN)
         return 0;
     char addr[AM_ADDR_MAX];
     int rc = connect_some(p, addr);
@@ -262,7 +217,7 @@ int pvmx_link_connect(struct pvmx_peer *p)
     if (pvmx_send_ctrl(p->tid, PVMAM_TAG_CONN, &pvmx.mytid, 1,
                        am_task_address(p->ifc, AM_TID_SELF)) < 0)
         return give_up(p, "daemon", AM_ERR_SYS), PvmSysErr;
-    p->conn_sent = 1;
+    pvmx_link_set(p, PVMX_S_CONNECTING);
     watch_exit(p);   /* one that exits before it answers closes the link */
     pvmx_log("connected to t%x at %s", p->tid, addr);
     return 0;
@@ -273,7 +228,7 @@ int pvmx_link_connect(struct pvmx_peer *p)
  * that overtake it. */
 static void link_accept(struct pvmx_peer *p)
 {
-    if (p->tx_open || p->ep)
+    if (p->link != PVMX_KNOWN || p->ep)
         return;
     /* its CONN named the transport it chose: one we published */
     p->ifc = pvmx_ifc_of(p->addr);
@@ -287,6 +242,7 @@ static void link_accept(struct pvmx_peer *p)
         defer(&p->need_nak);   /* S must not wait for a SWITCH */
         return;
     }
+    pvmx_link_set(p, PVMX_L_ACCEPTED);
     defer(&p->need_switch);   /* sent from a safe point: we may be mid-input */
     p->need_watch = 1;
     pvmx_log("accepted t%x at %s", p->tid, p->addr);
@@ -294,15 +250,16 @@ static void link_accept(struct pvmx_peer *p)
 
 void pvmx_link_consider(struct pvmx_peer *p)
 {
-    if (!pvmx.on || p->ep || p->dead || p->kind == PEER_STOCK || p->tid == pvmx.mytid)
+    if (!pvmx.on || p->ep || pvmx_link_dead(p) || p->link == PVMX_STOCK ||
+        p->tid == pvmx.mytid)
         return;
-    if (p->kind == PEER_UNKNOWN) {
+    if (p->link == PVMX_UNKNOWN) {
         int rc = lookup(p);
         if (rc < 0)
-            p->kind = PEER_STOCK;
+            pvmx_link_set(p, PVMX_STOCK);
         if (rc <= 0)   /* not there yet: its entry, when it comes, brings us back */
             return;
-        p->kind = PEER_AM;
+        pvmx_link_set(p, PVMX_KNOWN);
     }
     if (pvmx.mytid < p->tid) {
         pvmx_link_connect(p);
@@ -330,7 +287,7 @@ static void refuse(struct pmsg *m)
     if (m->tag == PVMAM_TAG_CONN && !pvmx.exiting) {
         struct pvmx_peer *p = pvmx_peer_get(m->src);
         if (p) {
-            p->kind = PEER_STOCK;
+            pvmx_link_set(p, PVMX_STOCK);
             defer(&p->need_nak);
         }
     }
@@ -341,11 +298,6 @@ int pvmx_ctrl_filter(struct pmsg *m)
 {
     if (!PVMAM_IS_CTRL(m))
         return 0;
-    if (PVMAM_IS_INIT(m->tag)) {
-        pvmx_init_note(m);
-        pmsg_free(m);
-        return 1;
-    }
     if (m->tag == PVMAM_TAG_EXIT) {   /* from the pvmd: {tid} exited */
         int tid = 0;
         struct pvmx_peer *p = NULL;
@@ -365,36 +317,30 @@ int pvmx_ctrl_filter(struct pmsg *m)
         refuse(m);
         return 1;
     }
-    if ((m->tag == PVMAM_TAG_SWITCH || m->tag == PVMAM_TAG_READY) && p->dead && !p->rx_open) {
+    if ((m->tag == PVMAM_TAG_SWITCH || m->tag == PVMAM_TAG_READY) && pvmx_link_dead(p) &&
+        !pvmx_link_rx(p)) {
         /* Its link ended (it exited) before its last daemon message came,
          * with whole AMs it sent after that held here: theirs is the turn
          * now, as on an open link.  Nothing to answer: it is gone. */
         pvmx_log("t%x's link ended before its %s: releasing what it sent", p->tid,
                  m->tag == PVMAM_TAG_SWITCH ? "SWITCH" : "READY");
-        p->rx_open = 1;
+        pvmx_link_set(p, p->link == PVMX_DEAD_HELD ? PVMX_DEAD_S_SWITCHING : PVMX_DEAD);
         pvmx_release_held(p);
         pmsg_free(m);
         return 1;
     }
     int with_addr = m->tag == PVMAM_TAG_REQ || m->tag == PVMAM_TAG_CONN;
-    int who = 0;
     char addr[sizeof p->addr];
-    int rc = pvmx_ctrl_unpack(m, &who, with_addr, with_addr ? addr : NULL, sizeof addr);
-    /* REQ carries its address list, CONN the one address it connected from */
-    char list[PVMX_NIFC][AM_ADDR_MAX];
-    if (rc >= 0 && with_addr &&
-        pvmx_addrs_split(addr, list, m->tag == PVMAM_TAG_CONN ? 1 : PVMX_NIFC) < 0)
-        rc = PvmBadMsg;
-    if (rc < 0 || (with_addr && who != m->src)) {
+    if (pvmx_ctrl_parse(m, addr, sizeof addr) < 0) {
         pvmx_log("malformed control message from t%x dropped", m->src);
         if (m->tag == PVMAM_TAG_CONN)
             defer(&p->need_nak);
         pmsg_free(m);
         return 1;
     }
-    if (with_addr && !p->ep) {   /* no link under way: take the address */
+    if (with_addr && !p->ep && !pvmx_link_dead(p)) {   /* no link under way: take the address */
         strcpy(p->addr, addr);
-        p->kind = PEER_AM;
+        pvmx_link_set(p, PVMX_KNOWN);
     }
     switch (m->tag) {
     case PVMAM_TAG_REQ:       /* we are the smaller tid: connect */
@@ -408,22 +354,22 @@ int pvmx_ctrl_filter(struct pmsg *m)
             defer(&p->need_nak);   /* the smaller tid never accepts */
         break;
     case PVMAM_TAG_SWITCH:    /* L accepted: its last daemon message */
-        if (!p->conn_sent || p->rx_open)
+        if (p->link != PVMX_S_CONNECTING)
             break;
         pvmx_log("t%x accepted; switching to AM", p->tid);
-        p->rx_open = 1;   /* conn_sent stays until READY is out */
+        pvmx_link_set(p, PVMX_S_SWITCHING);
         pvmx_release_held(p);
         defer(&p->need_ready);
         break;
     case PVMAM_TAG_READY:     /* S's last daemon message */
-        if (!p->ep || p->conn_sent || p->rx_open)
+        if (p->link != PVMX_L_SWITCHED)
             break;
         pvmx_log("t%x switched to AM", p->tid);
-        p->rx_open = 1;
+        pvmx_link_set(p, PVMX_OPEN);
         pvmx_release_held(p);
         break;
     case PVMAM_TAG_NAK:       /* L will not take AMs from us */
-        if (p->conn_sent && !p->rx_open)
+        if (p->link == PVMX_S_CONNECTING)
             give_up(p, "refused by the peer", AM_ERR_STATE);
         break;
     }
@@ -433,7 +379,8 @@ int pvmx_ctrl_filter(struct pmsg *m)
 
 int pvmx_link_opening(const struct pvmx_peer *p)
 {
-    return p->ep && !p->dead && !(p->tx_open && p->rx_open);
+    return p->ep && (p->link == PVMX_S_CONNECTING || p->link == PVMX_S_SWITCHING ||
+                     p->link == PVMX_L_ACCEPTED || p->link == PVMX_L_SWITCHED);
 }
 
 /* A user message came through the daemon from src. */
@@ -442,7 +389,7 @@ void pvmx_saw_daemon_msg(int src)
     if (!pvmx.on || src == pvmx.mytid || src <= 0 || (src & 0x3ffff) == 0)
         return;
     struct pvmx_peer *p = pvmx_peer_get(src);
-    if (p && p->kind == PEER_UNKNOWN)
+    if (p && p->link == PVMX_UNKNOWN)
         defer(&p->check);
 }
 
@@ -457,7 +404,7 @@ int pvmx_link_want(struct pvmx_peer *p)
 {
     if (!pvmx.on)
         return 0;
-    if (!p->ep && !p->dead && p->kind != PEER_STOCK && p->tid != pvmx.mytid)
+    if (!p->ep && (p->link == PVMX_UNKNOWN || p->link == PVMX_KNOWN) && p->tid != pvmx.mytid)
         defer(&p->consider);
     return pending != 0;
 }
@@ -496,9 +443,11 @@ int pvmx_link_work(void)
         if (p->need_switch) {
             p->need_switch = 0;
             pvmx_log("switching to AM towards t%x", p->tid);
-            if (pvmx_send_ctrl(p->tid, PVMAM_TAG_SWITCH, NULL, 0, NULL) < 0)
-                p->dead = 1;
-            p->tx_open = 1;   /* SWITCH is our last daemon-route message to p */
+            int rc = pvmx_send_ctrl(p->tid, PVMAM_TAG_SWITCH, NULL, 0, NULL);
+            /* SWITCH is our last daemon-route message to p */
+            pvmx_link_set(p, p->link == PVMX_DEAD_HELD ? PVMX_DEAD_L_SWITCHED : PVMX_L_SWITCHED);
+            if (rc < 0)
+                pvmx_link_die(p);
             opened++;
         }
         if (p->need_watch)
@@ -508,10 +457,10 @@ int pvmx_link_work(void)
         if (p->need_ready) {
             /* READY is our last daemon-route message to p: AM after it */
             p->need_ready = 0;
-            if (pvmx_send_ctrl(p->tid, PVMAM_TAG_READY, NULL, 0, NULL) < 0)
-                p->dead = 1;
-            p->tx_open = 1;
-            p->conn_sent = 0;
+            int rc = pvmx_send_ctrl(p->tid, PVMAM_TAG_READY, NULL, 0, NULL);
+            pvmx_link_set(p, p->link == PVMX_DEAD_S_SWITCHING ? PVMX_DEAD : PVMX_OPEN);
+            if (rc < 0)
+                pvmx_link_die(p);
             opened++;
         }
         if (p->need_connect) {

@@ -1,11 +1,11 @@
 # pvmam: the Active Messages route of libpvm3am (sources go into libpvm3am,
 # see pvm3/local.mk).  Only this folder includes both pvm3 and libam.
 PVMAM_SOURCES = pvmam/pvmam.h pvmam/pvmam_int.h pvmam/config.c pvmam/peer.c \
-	pvmam/link.c pvmam/frag.c pvmam/am_route.c pvmam/init.c pvmam/stats.c \
+	pvmam/state.c pvmam/linkstate.c pvmam/ctrl.c pvmam/link.c pvmam/frag.c pvmam/am_route.c pvmam/init.c pvmam/stats.c \
 	pvmam/amstat.c pvmam/settle.c pvmam/addrs.c
 include_HEADERS += pvmam/pvmam.h
 
-# The routes pvm3 asks before its daemon route, in order (pvm3/route.h):
+# The routes pvm3 asks before its daemon route, in order (pvm3/core/route.h):
 # each names a `const struct pvm_route_ops` of this folder.  A new route is
 # its file in PVMAM_SOURCES plus its name here; the table is generated so
 # that a static link keeps every route.

@@ -79,10 +79,8 @@ struct pvmx_peer *pvmx_peer_at(int i) { return i >= 0 && i < npeer ? list[i] : N
 
 void pvmx_peers_free(void)
 {
-    for (int k = 0; k < npeer; k++) {
-        pvmx_peer_drop_rx(list[k]);
+    for (int k = 0; k < npeer; k++)
         free(list[k]);
-    }
     free(list);
     free(slot);
     last = NULL;

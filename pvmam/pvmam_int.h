@@ -44,17 +44,55 @@ int pvmx_read_config(struct pvmx_config *cfg);
 /* Make spawned children inherit the PVMAM_* settings (PVM_EXPORT). */
 void pvmx_export_env(void);
 
-/* ---- peers (peer.c) --------------------------------------------------- */
-enum pvmx_kind { PEER_UNKNOWN, PEER_STOCK, PEER_AM };
+/* ---- the state of a link (linkstate.c) ----------------------------------
+ * One side of the link to a peer is in exactly one of these states
+ * (docs/link-setup.md, "States of one side of a link", lists the same
+ * names in the same order; tests/pvmam/test_linkstate.c compares them).
+ * S is the smaller tid (connects), L the larger (accepts).  A dead link
+ * keeps what its traffic did: whether our messages went over AM (then
+ * sends fail) and whether its AMs are still held for its SWITCH/READY. */
+enum pvmx_link {
+    PVMX_UNKNOWN,          /* not looked up yet */
+    PVMX_STOCK,            /* no AM link, for good: the daemon route */
+    PVMX_KNOWN,            /* a libpvm3am task: its address list, no endpoint */
+    PVMX_S_CONNECTING,     /* S: CONN sent, waiting for SWITCH or NAK */
+    PVMX_S_SWITCHING,      /* S: SWITCH came, READY not out yet */
+    PVMX_L_ACCEPTED,       /* L: accepted its CONN, SWITCH not out yet */
+    PVMX_L_SWITCHED,       /* L: SWITCH out, waiting for READY */
+    PVMX_OPEN,             /* AM both ways */
+    PVMX_DEAD,             /* ended when open: sends fail */
+    PVMX_DEAD_HELD,        /* ended before either side switched */
+    PVMX_DEAD_L_SWITCHED,  /* ended after our SWITCH, before its READY */
+    PVMX_DEAD_S_SWITCHING, /* ended after its SWITCH, before our READY */
+    PVMX_NLINK
+};
+struct pvmx_link_info {
+    const char *name;       /* as docs/link-setup.md spells it */
+    unsigned char tx;       /* our user messages to it go over AM */
+    unsigned char rx;       /* its AMs are delivered, not held */
+    unsigned char dead;     /* the endpoint ended */
+    unsigned next;          /* legal next states: bit (1 << state) */
+};
+extern const struct pvmx_link_info pvmx_link_table[PVMX_NLINK];
+struct pvmx_peer;
+int pvmx_link_legal(enum pvmx_link from, enum pvmx_link to);
+/* Change p's state (logged under PVMAM_VERBOSE).  An illegal change is
+ * refused and logged, p keeps its state: 0 or -1. */
+int pvmx_link_set(struct pvmx_peer *p, enum pvmx_link to);
+/* The endpoint ended: the dead state matching p's (none if no link). */
+int pvmx_link_die(struct pvmx_peer *p);
+#define pvmx_link_tx(p)   (pvmx_link_table[(p)->link].tx)
+#define pvmx_link_rx(p)   (pvmx_link_table[(p)->link].rx)
+#define pvmx_link_dead(p) (pvmx_link_table[(p)->link].dead)
 
+/* ---- peers (peer.c) --------------------------------------------------- */
+/* Its state is `link`; the int flags below are work owed to it (done
+ * from pvmx_link_work at a safe point, then cleared) or one-shot marks,
+ * never part of the state. */
 struct pvmx_peer {
     int tid;
-    enum pvmx_kind kind;
-    int tx_open;          /* our user messages to it go over AM */
-    int rx_open;          /* its SWITCH arrived: its AMs may be delivered */
-    int requested;        /* we asked it to connect (REQ sent) */
-    int conn_sent;        /* connector: CONN sent, waiting for SWITCH or NAK */
-    int dead;             /* libam declared the endpoint dead */
+    enum pvmx_link link;  /* linkstate.c */
+    int requested;        /* mark: we asked it to connect (REQ sent once) */
     int check;            /* a daemon message came from it: look it up */
     int consider;         /* we sent it one via the daemon: decide its route */
     int need_connect;     /* its REQ arrived: connect from a safe point */
@@ -66,7 +104,7 @@ struct pvmx_peer {
                              what it sent is read (link.c close_exited) */
     long long close_by;   /* ...or at this time (ms, pvmx_now_ms), 0: not yet */
     int watch_wid;        /* the pvmd will answer when its address is there */
-    int settled;          /* a first send has waited for its link (settle.c) */
+    int settled;          /* mark: a first send has waited for its link (settle.c) */
     am_endpoint_t *ep;
     am_interface_t *ifc;  /* ep's interface: the transport the link uses */
     /* Its published address list (addrs.c), or after its CONN the one
@@ -90,7 +128,7 @@ int pvmx_peer_count(void);
 struct pvmx_peer *pvmx_peer_at(int i);
 void pvmx_peers_free(void);
 
-/* ---- global state ---------------------------------------------------- */
+/* ---- global state (state.c) ------------------------------------------- */
 struct pvmx_state {
     struct pvmx_config cfg;
     int on;                   /* AM usable (transport up) */
@@ -126,7 +164,7 @@ am_interface_t *pvmx_ifc_of(const char *addr);
  * Returns the interface (and p's address in it, into addr) or NULL. */
 am_interface_t *pvmx_ifc_next(const struct pvmx_peer *p, int *i, char *addr);
 
-/* ---- link set-up (link.c) ---------------------------------------------- */
+/* ---- link set-up (link.c; control messages in ctrl.c) -------------------- */
 /* Control messages between libpvm3am tasks, over the daemon route, in the
  * TC context with tags outside the TC_* range (stock tasks never get them:
  * they go only to tasks found in the mailbox). */
@@ -178,6 +216,9 @@ int pvmx_send_ctrl(int dst, int tag, const int *ints, int nint, const char *str)
  * the daemon route; frees m. */
 int pvmx_ctrl_post(struct pmsg *m, int tag, const int *dsts, int n);
 int pvmx_ctrl_unpack(struct pmsg *m, int *ints, int nint, char *str, size_t max);
+/* Read and check a REQ or CONN's body (its address into addr); 0 also for
+ * the others, which carry nothing.  < 0: malformed, not to be acted on. */
+int pvmx_ctrl_parse(struct pmsg *m, char *addr, size_t max);
 
 /* ---- pvmam_init messages (init.c) ---------------------------------- */
 void pvmx_init_note(struct pmsg *m);        /* HELLO/TABLE/DONE/GO arrived */

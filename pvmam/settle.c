@@ -35,9 +35,9 @@
 static int worth_waiting(struct pvmx_peer *p, long long now, long long *asked,
                          long long *connected)
 {
-    if (p->dead || p->kind == PEER_STOCK)
+    if (pvmx_link_dead(p) || p->link == PVMX_STOCK)
         return 0;
-    if (p->kind == PEER_AM) {   /* known libpvm3am: its link is opening */
+    if (p->link != PVMX_UNKNOWN) {   /* known libpvm3am: its link is opening */
         if (*connected < 0)
             *connected = now;
         return now - *connected < SETTLE_MS;
@@ -67,13 +67,13 @@ int pvmx_settle(void *ctx, int tid, size_t len)
     pvmx_link_consider(p);   /* the mailbox watch, or the link itself */
     /* connected: when it was seen connected (or known to be libpvm3am) */
     long long t0 = pvmx_now_ms(), now = t0, asked = t0 - ASK_EVERY_MS, connected = -1;
-    while (!p->tx_open && now - t0 < SETTLE_START_MS + SETTLE_MS &&
+    while (!pvmx_link_tx(p) && now - t0 < SETTLE_START_MS + SETTLE_MS &&
            worth_waiting(p, now, &asked, &connected)) {
         if (pvmi_progress(1) < 0)
             break;
         now = pvmx_now_ms();
     }
-    pvmx_log("first send to t%x: %s after %lld ms", tid, p->tx_open ? "AM" : "daemon route",
+    pvmx_log("first send to t%x: %s after %lld ms", tid, pvmx_link_tx(p) ? "AM" : "daemon route",
              now - t0);
-    return p->tx_open && !p->dead;
+    return pvmx_link_tx(p) && !pvmx_link_dead(p);
 }

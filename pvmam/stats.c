@@ -26,7 +26,7 @@ int pvmam_stats(int tid, struct pvmam_stats *out)
         for (int i = 0; i < pvmx_peer_count(); i++) {
             struct pvmx_peer *p = pvmx_peer_at(i);
             add(out, &p->st);
-            out->peers_am += p->tx_open && !p->dead;
+            out->peers_am += (pvmx_link_tx(p) && !pvmx_link_dead(p));
             out->peers_opening += pvmx_link_opening(p);
         }
         /* daemon-route counts include tasks we never had a peer entry for */
@@ -48,7 +48,7 @@ int pvmam_stats(int tid, struct pvmam_stats *out)
         if (!p)
             return PvmNoTask;
         *out = p->st;
-        out->peers_am = p->tx_open && !p->dead;
+        out->peers_am = (pvmx_link_tx(p) && !pvmx_link_dead(p));
         out->peers_opening = pvmx_link_opening(p);
         if (p->ifc) {   /* it has an endpoint: the link's transport */
             am_task_stats(p->ifc, tid, &a);
@@ -59,7 +59,7 @@ int pvmam_stats(int tid, struct pvmam_stats *out)
     out->retransmits = a.retransmits;
     out->duplicates = a.duplicates;
     out->drops = a.drops;
-    if (!tid)   /* malformed fragments the pvmd brought (pvm3/wire.c) count too */
+    if (!tid)   /* malformed fragments the pvmd brought (pvm3/core/wire.c) count too */
         out->drops += pvmi_bad_fragments();
     out->auth_drops = a.auth_drops;
     return 0;

@@ -1,6 +1,7 @@
 # tests: each part owns its fragment.
 include tests/libam/local.mk
 include tests/pvm3/local.mk
+include tests/pvmam/local.mk
 include tests/integration/local.mk
 include tests/fuzz/local.mk
 EXTRA_DIST += tests/run-bounded.sh

@@ -1,5 +1,5 @@
 #!/bin/sh
-# console.sh - pvmam, the console over libpvm3am (issue 18), against a
+# console.sh - pvmam, the console over libpvm3am, against a
 # private real pvmd, each part with its own VM:
 #  1. one command script through the stock pvm console and through pvmam:
 #     the transcripts must be the same once tids, host names and the

@@ -1,4 +1,4 @@
-# The console (issue 18): pvmam against the stock pvm console, amstat,
+# The console: pvmam against the stock pvm console, amstat,
 # bad input.  amjob is spawned by the pvmd, so it is linked without
 # libtool's wrapper (-no-install), like the integration test programs.
 check_PROGRAMS += tests/console/amjob

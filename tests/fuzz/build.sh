@@ -12,15 +12,15 @@ echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (voi
 "$CLANG" -fsanitize=fuzzer "$probe" -o "$out/probe" 2>/dev/null ||
     { echo "SKIP: $CLANG cannot link libFuzzer (Debian: libclang-rt-14-dev)"; exit 77; }
 FL="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-INC="-I$src/libam -I$src/pvm3 -I$src/pvmam -I$src/tests/fuzz $(pkg-config --cflags libtirpc)"
+INC="-I$src/libam -I$src/pvm3/core -I$src/pvm3/pack -I$src/pvm3/svc -I$src/pvmam -I$src/tests/fuzz $(pkg-config --cflags libtirpc)"
 TIRPC=$(pkg-config --libs libtirpc)
-LIBAM="$(ls "$src"/libam/*.c | grep -v '/tr_table\.c$') $bld/libam/tr_table.c"
-PVM3=$(ls "$src"/pvm3/*.c)
+LIBAM="$(ls "$src"/libam/*.c "$src"/libam/shm/*.c | grep -v '/tr_table\.c$') $bld/libam/tr_table.c"
+PVM3=$(ls "$src"/pvm3/*/*.c)
 PVMAM=$(ls "$src"/pvmam/*.c | grep -v '/route_table\.c$')
-PACK="$src/pvm3/pmsg.c $src/pvm3/buf.c $src/pvm3/pack.c $src/pvm3/pack_xdr.c \
-      $src/pvm3/pack_raw.c $src/pvm3/packf.c $src/pvm3/pkmesg.c $src/pvm3/perr.c"
+PACK="$src/pvm3/pack/pmsg.c $src/pvm3/pack/buf.c $src/pvm3/pack/pack.c $src/pvm3/pack/pack_xdr.c \
+      $src/pvm3/pack/pack_raw.c $src/pvm3/pack/packf.c $src/pvm3/pack/pkmesg.c $src/pvm3/core/perr.c"
 build() { name=$1; shift; echo "fuzz: building $name"; "$CLANG" $FL $INC "$@" -o "$out/$name" -lm; }
-build fuzz_upk "$src/tests/fuzz/fuzz_upk.c" $PACK $TIRPC
+build fuzz_upk -DPVMI_TRACE_NONE "$src/tests/fuzz/fuzz_upk.c" $PACK $TIRPC   # the packing part alone, as tests/pvm3/local.mk
 build fuzz_am_udp "$src/tests/fuzz/fuzz_am_udp.c" $LIBAM
 build fuzz_am_tcp "$src/tests/fuzz/fuzz_am_tcp.c" $LIBAM
 build fuzz_am_shm "$src/tests/fuzz/fuzz_am_shm.c" $LIBAM

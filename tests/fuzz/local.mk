@@ -1,4 +1,4 @@
-# libFuzzer targets (issue 19): built with clang by tests/fuzz/build.sh,
+# libFuzzer targets: built with clang by tests/fuzz/build.sh,
 # not by the main compiler.  make check runs each briefly; make fuzz longer.
 # (not in sanitizer trees: the targets carry their own sanitizers)
 if !SANITIZERS

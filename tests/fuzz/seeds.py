@@ -48,7 +48,7 @@ def xdr_int(*v):
 
 
 def xdr_counted(s):
-    """{int n, n bytes padded to 4}: pvmi_put_counted (pvm3/xbuf.c)."""
+    """{int n, n bytes padded to 4}: pvmi_put_counted (pvm3/core/xbuf.c)."""
     b = s.encode()
     return xdr_int(len(b)) + b + b"\0" * ((4 - len(b) % 4) % 4)
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# A task farm's long life (issue 19): tests/integration/churn.c under each
+# A task farm's long life: tests/integration/churn.c under each
 # transport, CHURN_CYCLES workers (default 1000) that open an AM link and
 # exit, normally or by SIGKILL; the master's descriptors, memory and the
 # mailbox must not grow, and no file of ours may be left in PVM_TMP or

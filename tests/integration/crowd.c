@@ -1,5 +1,5 @@
 /*
- * crowd.c - more tasks than cores (issue 14): N tasks (default 8) on this
+ * crowd.c - more tasks than cores: N tasks (default 8) on this
  * 2-core machine exchange all-to-all, reduce to the master and meet at a
  * barrier, ROUNDS times, every message checked; then the workers wait in
  * pvm_recv with nothing coming and the master reads their CPU time from

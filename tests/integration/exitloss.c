@@ -1,7 +1,7 @@
 /*
  * exitloss.c - a result sent right before pvm_exit must arrive.
  *
- *   exitloss_am NAME ROUNDS [WAIT_S]
+ *   exitloss_am NAME ROUNDS [WAIT_S [FANIN_ROUNDS]]
  *
  * NAME is what the pvmd spawns (this program, installed under that name).
  *
@@ -18,6 +18,18 @@
  * stop reading from it within KILL_MS (its half message dropped, never a
  * hang), and further sends to it must return at once.  The children's
  * output goes to EXITLOSS_OUT if set (a file), else to /dev/null.
+ *
+ * Then FANIN_ROUNDS (default 0) rounds of the torture test's "fan-in, send
+ * then exit at once" shape (tests/torture/README.md): NFAN children get
+ * their job by one pvm_mcast, answer it at once (a small message: the
+ * child, the larger tid, speaks first and asks the master to connect,
+ * REQ, while the master's own look-up crosses it), print about 150 KB,
+ * send 80,000 bytes packed PvmDataDefault or PvmDataInPlace (in turn by
+ * child) and exit at once.  The master takes every answer before it
+ * asks for any result (as the torture's task 0 does), so results arrive
+ * while it still waits for answers, and its links open while the pvmd
+ * queues output to it.  The fan-in rounds stop at the first one that
+ * loses a result.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -37,7 +49,12 @@
 #define TAG_BIG 5
 #define TAG_GONE 6
 #define BIG (4 << 20)
-#define KILL_MS 3000   /* below PVMAM_TIMEOUT in exitloss.sh: not its expiry */
+#define KILL_MS 3000
+#define NFAN 9
+#define TAG_ACK 7
+#define FAN_DBL 10000     /* 80,000 bytes: big enough that the first send waits for
+                             the link (pvmam/settle.c) */
+#define FAN_LINES 6000    /* 25 bytes each: about 150 KB of output per child */   /* below PVMAM_TIMEOUT in exitloss.sh: not its expiry */
 
 static double val(int seed, int i) { return seed * 0.5 + i * 1.25 + (i % 7) * 1e-3; }
 
@@ -71,6 +88,106 @@ static int child(void)
     pvm_send(parent, TAG_RES);
     pvm_exit();   /* at once: what was sent must still arrive */
     return 0;
+}
+
+/* A fan-in child: answer the job, print, send the result, exit at once. */
+static int fan_child(void)
+{
+    static double res[FAN_DBL];   /* PvmDataInPlace: must outlive the send */
+    int parent = pvm_parent(), job[2];
+    struct timeval tv = { 60, 0 };
+    if (pvm_trecv(parent, TAG_JOB, &tv) <= 0 || pvm_upkint(job, 2, 1) < 0) {
+        fprintf(stderr, "exitloss fan-in child t%x: no job\n", pvm_mytid());
+        pvm_exit();
+        return 1;
+    }
+    int me = -1, tids[NFAN];
+    if (pvm_upkint(tids, NFAN, 1) >= 0)
+        for (int i = 0; i < NFAN; i++)
+            if (tids[i] == pvm_mytid())
+                me = i;
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(&me, 1, 1);
+    pvm_send(parent, TAG_ACK);
+    for (int i = 0; i < FAN_LINES; i++)
+        printf("r%6d c%d l%5d .....\n", job[0], me, i);
+    fflush(stdout);
+    int seed = job[0] * NFAN + me;
+    for (int i = 0; i < FAN_DBL; i++)
+        res[i] = val(seed, i);
+    pvm_initsend(me % 2 ? PvmDataDefault : PvmDataInPlace);
+    pvm_pkint(&seed, 1, 1);
+    pvm_pkdouble(res, FAN_DBL, 1);
+    pvm_send(parent, TAG_RES);
+    pvm_exit();   /* at once: what was sent must still arrive */
+    return 0;
+}
+
+static double fan_sum(int seed)
+{
+    double s = 0;
+    for (int i = 0; i < FAN_DBL; i++)
+        s += val(seed, i);
+    return s;
+}
+
+/* One fan-in round; the number of results lost or damaged. */
+static int fan_round(const char *self, int r, int wait_s)
+{
+    int tids[NFAN];
+    int n = pvm_spawn((char *)self, (char *[]){ "fanchild", NULL }, PvmTaskDefault, "", NFAN,
+                      tids);
+    if (n != NFAN) {
+        fprintf(stderr, "exitloss: fan-in round %d: spawned %d of %d\n", r, n, NFAN);
+        for (int i = 0; i < n; i++)
+            pvm_kill(tids[i]);
+        return NFAN;
+    }
+    int job[2] = { r, 0 };
+    pvm_initsend(PvmDataDefault);
+    pvm_pkint(job, 2, 1);
+    pvm_pkint(tids, NFAN, 1);
+    pvm_mcast(tids, NFAN, TAG_JOB);
+    int got[NFAN] = { 0 }, bad = 0, lost = 0;
+    for (int k = 0; k < NFAN; k++) {   /* the answers first, as the torture's task 0 */
+        struct timeval tv = { wait_s, 0 };
+        if (pvm_trecv(-1, TAG_ACK, &tv) <= 0) {
+            fprintf(stderr, "exitloss: fan-in round %d: %d answers of %d\n", r, k, NFAN);
+            break;
+        }
+    }
+    static double res[FAN_DBL];
+    for (int k = 0; k < NFAN; k++) {
+        struct timeval tv = { wait_s, 0 };
+        int b = pvm_trecv(-1, TAG_RES, &tv);
+        if (b <= 0) {
+            for (int i = 0; i < NFAN; i++)
+                if (!got[i]) {
+                    fprintf(stderr, "exitloss: fan-in round %d: lost the result of t%x (%s)\n",
+                            r, tids[i], i % 2 ? "PvmDataDefault" : "PvmDataInPlace");
+                    lost++;
+                }
+            return lost + bad;
+        }
+        int seed = -1, len, tag, src;
+        pvm_bufinfo(b, &len, &tag, &src);
+        if (pvm_upkint(&seed, 1, 1) < 0 || pvm_upkdouble(res, FAN_DBL, 1) < 0 || seed < 0 ||
+            seed / NFAN != r || src != tids[seed % NFAN] || got[seed % NFAN]) {
+            fprintf(stderr, "exitloss: fan-in round %d: bad result from t%x (seed %d)\n", r,
+                    src, seed);
+            bad++;
+            continue;
+        }
+        double s = 0;
+        for (int i = 0; i < FAN_DBL; i++)
+            s += res[i];
+        if (s != fan_sum(seed)) {
+            fprintf(stderr, "exitloss: fan-in round %d: damaged result from t%x\n", r, src);
+            bad++;
+        }
+        got[seed % NFAN] = 1;
+    }
+    return bad;
 }
 
 /* Streams BIG-byte messages to the master until killed (60 s at most). */
@@ -192,10 +309,13 @@ int main(int argc, char **argv)
         return child();
     if (argc > 1 && !strcmp(argv[1], "streamer"))
         return streamer();
+    if (argc > 1 && !strcmp(argv[1], "fanchild"))
+        return fan_child();
     if (argc < 3)
-        return fprintf(stderr, "usage: exitloss NAME ROUNDS [WAIT_S]\n"), 2;
+        return fprintf(stderr, "usage: exitloss NAME ROUNDS [WAIT_S [FANIN_ROUNDS]]\n"), 2;
     int rounds = atoi(argv[2]);
     int wait_s = argc > 3 ? atoi(argv[3]) : 10;
+    int fan_rounds = argc > 4 ? atoi(argv[4]) : 0;
     if (pvm_mytid() < 0)
         return 2;
     /* EXITLOSS_OUT: keep the children's output (and PVMAM_VERBOSE's log) */
@@ -205,10 +325,15 @@ int main(int argc, char **argv)
     int lost = 0;
     for (int r = 0; r < rounds; r++)
         lost += round_(argv[1], r, wait_s);
+    int fan_lost = 0;
+    for (int r = 0; r < fan_rounds && !fan_lost; r++)   /* each loss costs WAIT_S */
+        fan_lost += fan_round(argv[1], r, wait_s);
     int slow = killed(argv[1]);
     pvm_catchout(NULL);
-    printf("%s: %d of %d results lost or damaged (%d rounds of %d children)%s\n",
-           lost || slow ? "FAIL" : "PASS", lost, rounds * NCHILD, rounds, NCHILD,
+    lost += fan_lost;
+    printf("%s: %d of %d results lost or damaged (%d rounds of %d children, %d fan-in "
+           "rounds of %d: %d)%s\n", lost || slow ? "FAIL" : "PASS", lost,
+           rounds * NCHILD + fan_rounds * NFAN, rounds, NCHILD, fan_rounds, NFAN, fan_lost,
            slow ? "; the killed sender was not got over in time" : "");
     pvm_exit();
     if (sink)

@@ -160,7 +160,7 @@ fi
 vm_stop
 
 echo "== the benchmark driver, tiny"
-if timeout 120 bash "$top_srcdir/examples/fft/run.sh" --out "$OUT/drv" --n 64 --slaves 1,2 --rounds 2 --reps 2 \
+if timeout 120 bash "$top_srcdir/bench/fft/run.sh" --out "$OUT/drv" --n 64 --slaves 1,2 --rounds 2 --reps 2 \
         --configs stock-default,stock-direct,am-tcp > "$OUT/drv.txt" 2> "$OUT/drv.err"; then
     for c in stock-default stock-direct am-tcp; do
         # slaves median min max passes: 2 slave counts, 2 rounds x 2 passes each

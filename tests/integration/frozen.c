@@ -1,5 +1,5 @@
 /*
- * frozen.c - frozen groups answer from the frozen membership (issue 13).
+ * frozen.c - frozen groups answer from the frozen membership.
  * Built against stock (-lgpvm3 -lpvm3) and libpvm3am; frozen.sh runs
  * every master/child combination and compares what they print.
  *

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Frozen groups (issue 13): after pvm_freezegroup, gettid/getinst/gsize
+# Frozen groups: after pvm_freezegroup, gettid/getinst/gsize
 # and bcast answer from the frozen membership, as stock libgpvm3 does.
 # frozen.c built against stock (-lgpvm3 -lpvm3) and libpvm3am runs as
 # master and as the child that asks, in all four combinations, in one

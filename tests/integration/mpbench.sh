@@ -7,7 +7,7 @@
 # its table (and figures where gnuplot exists).  mpbench_mpi, where
 # configure found mpicc, runs once tiny under mpirun (outside PVM).
 . "$top_srcdir/tests/lib/pvmvm.sh"
-B=$top_builddir/examples/mpbench
+B=$top_builddir/bench/mpbench
 OUT=$(mktemp -d)
 vm_cleanup() { rm -rf "$OUT"; }
 SIZES=0,8,4096
@@ -74,7 +74,7 @@ else
 fi
 
 echo "== run.sh, tiny"
-if ! timeout 40 bash "$top_srcdir/examples/mpbench/run.sh" --out "$OUT/drv" --configs stock-default,am-off,raw \
+if ! timeout 40 bash "$top_srcdir/bench/mpbench/run.sh" --out "$OUT/drv" --configs stock-default,am-off,raw \
         --sizes 8,4096 --rounds 2 --reps 1 --tests latency,bandwidth,reduce --crowd 3 -- -i 4 -w 1 \
         > "$OUT/drv.txt" 2> "$OUT/drv.err"; then
     bad "run.sh exited with an error"

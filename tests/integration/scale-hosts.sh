@@ -1,5 +1,5 @@
 #!/bin/sh
-# Many tasks on many hosts (issue 20, scale): 4 namespace hosts
+# Many tasks on many hosts: 4 namespace hosts
 # (tests/lib/netvm.sh) and 256 libpvm3am tasks, 64 per host (pvm_spawn
 # spreads them), on demand: scale.c's ring, all-to-all sample and a master
 # linked with every child, with the default transports (shm on a host, tcp

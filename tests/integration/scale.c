@@ -1,6 +1,6 @@
 /*
  * scale.c - many libpvm3am tasks on demand, and pvmam_init with many
- * (issue 20, scale).  The master spawns N-1 copies of itself; ranks are
+ *.  The master spawns N-1 copies of itself; ranks are
  * the master (0) and the children in pvm_siblings() order.
  *
  *   scale N ondemand|init
@@ -215,7 +215,7 @@ int main(int argc, char **argv)
             long rss1 = selfstat_rss_kb();
             printf("pvmam_init(%d): %d in %.2f s\n", n, rc, now() - ti);
             /* The mesh is up and no message has gone over it: what an
-             * idle peer costs (issue 20 asks at most 16 KB). */
+             * idle peer costs (at most 16 KB asked). */
             printf("idle peer: %.1f kB resident (%ld -> %ld kB, %d links)\n",
                    (double)(rss1 - rss0) / (n - 1), rss0, rss1, n - 1);
         }

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Many tasks (issue 20, scale), one host: 256 libpvm3am tasks on demand
+# Many tasks, one host: 256 libpvm3am tasks on demand
 # (the default transports, then udp) and 64 with pvmam_init: a ring, an
 # all-to-all sample with checked contents, and a master linked with every
 # child (scale.c).  The master's descriptors must stay within the default
@@ -25,7 +25,7 @@ run() {   # name transport N mode
 run ondemand default "$N" ondemand
 run ondemand-udp udp "$N" ondemand
 run init default 64 init
-# An idle peer (links up, nothing sent yet) costs at most 16 KB (issue 20).
+# An idle peer (links up, nothing sent yet) costs at most 16 KB.
 kb=$(sed -n 's/^idle peer: \([0-9]*\)\..*/\1/p' "$W/init")
 if [ -z "$kb" ] || [ "$kb" -ge 16 ]; then echo "FAILED: idle peer costs '$kb' kB"; rc=1; fi
 exit $rc

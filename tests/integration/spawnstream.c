@@ -1,6 +1,6 @@
 /*
  * spawnstream.c - a master streams right after pvm_spawn, with no
- * pvmam_init (issue 20, link set-up): the first message to the child
+ * pvmam_init: the first message to the child
  * waits briefly for the link (pvmam/settle.c), so the pvmd carries almost
  * none of the payload.  Built against libpvm3am (spawnstream_am) and
  * stock libpvm3 (spawnstream_stock: a stock child, whose messages must
@@ -79,8 +79,8 @@ int main(int argc, char **argv)
     struct timeval tmo = { 60, 0 };
     if (!rc && pvm_trecv(tid, TAG_DONE, &tmo) > 0)
         pvm_upkint(&good, 1, 1);
-    long via = -1;
 #ifdef SS_AM
+    long via = -1;
     struct pvmam_stats s;
     if (pvmam_stats(tid, &s) == 0)
         via = (long)s.pvmd_msgs_sent - 1;   /* less pvm_spawn's TC_SIBLINGS */

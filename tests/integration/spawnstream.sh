@@ -1,5 +1,5 @@
 #!/bin/sh
-# Streaming right after pvm_spawn, no pvmam_init (issue 20): over each
+# Streaming right after pvm_spawn, no pvmam_init: over each
 # transport and the default, a libpvm3am master psends 100 x 1 MiB to a libpvm3am child
 # it has just spawned; every message must arrive intact and the pvmd may
 # carry at most MAX_VIA of them (the first send waits for the link,

@@ -1,6 +1,6 @@
 /*
  * stocknames.c - stock libpvm3's other exported names and its stderr
- * warnings (issue 13).  Built against stock (-lpvm3) and libpvm3am;
+ * warnings.  Built against stock (-lpvm3) and libpvm3am;
  * stocknames.sh runs both and compares what they print (tids and pids
  * normalised), so every line here is stock's behaviour.
  *

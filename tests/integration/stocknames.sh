@@ -1,5 +1,5 @@
 #!/bin/sh
-# Stock libpvm3's other names and its stderr warnings (issue 13):
+# Stock libpvm3's other names and its stderr warnings:
 # stocknames.c built against stock (-lpvm3) and libpvm3am prints its
 # variables before/after connecting, option changes, the helpers' results,
 # the logging calls, and then calls pvm_exit while a child whose output

@@ -192,7 +192,7 @@ static int shm_segment(uint64_t key)
     for (uint32_t s = 0; s < 20; s++) {
         char *at = base + DATA_OFF + head;
         size_t n = request(at + sizeof(struct rec), s, key);
-        struct rec r = { head ^ g->salt, REC_AM, (uint32_t)n };   /* published */
+        struct rec r = { head ^ g->salt, REC_AM, (uint32_t)n, 0 };   /* published */
         memcpy(at, &r, sizeof r);
         head += REC_LEN(n);
     }

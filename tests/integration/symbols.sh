@@ -1,5 +1,5 @@
 #!/bin/sh
-# Stock symbols (issue 13): every object of stock libfpvm3.a, and stock
+# Stock symbols: every object of stock libfpvm3.a, and stock
 # libgpvm3.so, link against libpvm3am with nothing undefined; every name
 # stock libpvm3.so (and stock libgpvm3.so's pvm_* API) exports is exported
 # by libpvm3am, except those tests/integration/symbols.exclude lists; and

@@ -1,6 +1,9 @@
-# libam tests (Check): one program, run once per transport.
+# libam tests (Check): one program, run once per transport; one file per
+# concern over one fixture (tests/libam/fixture.h).
 check_PROGRAMS += tests/libam/test_am
-tests_libam_test_am_SOURCES = tests/libam/test_am.c
+tests_libam_test_am_SOURCES = tests/libam/test_am.c tests/libam/fixture.c tests/libam/fixture.h \
+	tests/libam/basics.c tests/libam/exchange.c tests/libam/placement.c tests/libam/echo.c \
+	tests/libam/hostile.c tests/libam/sum.h
 tests_libam_test_am_CPPFLAGS = -I$(top_srcdir)/libam $(CHECK_CFLAGS)
 tests_libam_test_am_LDADD = libam.la $(CHECK_LIBS)
 if HAVE_UCX
@@ -9,7 +12,7 @@ tests_libam_test_am_CPPFLAGS += -DHAVE_UCX $(UCX_CFLAGS)
 tests_libam_test_am_LDADD += $(UCX_LIBS)
 endif
 TESTS += tests/libam/am-tcp.sh tests/libam/am-udp.sh tests/libam/am-shm.sh
-EXTRA_DIST += tests/libam/am-tcp.sh tests/libam/am-udp.sh tests/libam/am-shm.sh tests/libam/sum.h
+EXTRA_DIST += tests/libam/am-tcp.sh tests/libam/am-udp.sh tests/libam/am-shm.sh
 # ucx twice: over UCX's tcp and over its shared memory (skipped, 77, without UCX)
 TESTS += tests/libam/am-ucx-tcp.sh tests/libam/am-ucx-sm.sh
 EXTRA_DIST += tests/libam/am-ucx-tcp.sh tests/libam/am-ucx-sm.sh

@@ -143,7 +143,7 @@ int torture_halt(int argc, char **argv)
     if (mytid < 0)
         return 1;
     pid_to(pidfile);
-    char sd[24], me[16], idx[8];
+    char sd[24], me[16], idx[12];   /* idx: room for any int */
     snprintf(sd, sizeof sd, "%llu", (unsigned long long)seed);
     snprintf(me, sizeof me, "%x", mytid);
     int tids[8];

@@ -31,7 +31,7 @@ static const uint32_t small_edges[] = {
     0, 4, 8,
     224,                   /* PVMX_SMALL: a pvm_psend in one fragment (pvmam/frag.c) */
     256,                   /* AMX_PACK_MAX (libam/am_int.h): payload copied behind the header */
-    4080, 4096,            /* stock pvmd fragments; WARM_AT (libam/tr_shm.c) */
+    4080, 4096,            /* stock pvmd fragments; WARM_AT (libam/shm/shm.h) */
     16384 - 32, 16384,     /* AM_PLACE_MIN (libam/am.h): placed, not copied */
     16448 - 32, 16448,     /* INLINE_MAX (libam/tr_shm.h): biggest in-ring record */
     65475 - 32, 65475,     /* udp max payload (libam/tr_udp.c) in one fragment */
@@ -39,7 +39,7 @@ static const uint32_t small_edges[] = {
     65443 + 65471,         /* two full udp fragments */
 };
 static const uint32_t mid_edges[] = {
-    256 * KiB - 32, 256 * KiB,   /* HELP_MIN (libam/tr_shm.c): both ends copy */
+    256 * KiB - 32, 256 * KiB,   /* HELP_MIN (libam/shm/copy.c): both ends copy */
     512 * KiB,                   /* the shm ring at the default depth 8 */
     65443 + 7 * 65471,           /* a full AM window (depth 8) of udp fragments */
     MiB - 32, MiB,               /* tcp/udp default payload: 1 MiB fragments */

@@ -1,0 +1,80 @@
+/*
+ * fixture.h - the shared fixture of the libam tests (fixture.c): a peer
+ * process to talk to, handlers with the same ids in both processes, and
+ * checked streams.  The tests are grouped by concern, one file each, and
+ * test_am.c's main runs them all once per transport:
+ *   basics.c     API contracts on one interface, no peer
+ *   exchange.c   requests and replies in order, with and without loss
+ *   placement.c  receive placement (am_set_placer)
+ *   echo.c       echoes, lent payloads, streams both ways at once
+ *   hostile.c    peer death, junk at the address (over ucx through a UCX
+ *                worker of its own), wrong secrets
+ */
+#ifndef TEST_AM_FIXTURE_H
+#define TEST_AM_FIXTURE_H
+
+#include <check.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "am.h"
+#include "sum.h"
+
+extern const char *transport;
+extern int reliable;   /* tcp, shm, ucx: nothing is lost, so no loss knob either */
+extern int shm;        /* addresses name a host and a process, not an IPv4 port */
+extern int ucx;        /* addresses carry a UCX worker address; no connections */
+
+/* handler ids (register_handlers) */
+extern int h_data, h_ack, h_pdata, h_echo, h_echoed, h_sink;
+extern uint32_t expect_seq;              /* h_data's receiver: next number */
+extern uint32_t echoed, echo_errors;     /* echoes back, and bad ones */
+extern uint32_t sink_got, sink_errors;   /* sink requests in, and bad ones */
+
+/* h_data's handler: checks order and checksum, replies to h_ack */
+void on_data(const am_token_t *tok, void *data, size_t len);
+void register_handlers(void);
+/* Open descriptors of this process: libam must leave none behind. */
+int count_fds(void);
+
+/* what the child reports: order errors, checksum errors, requests,
+ * reordered, placed requests, placer calls, bytes received, sink
+ * requests and sink errors (on_sink), and its own stream's status */
+#define NRES 10
+
+/* Both ways at once: the child streams this many sink requests to the
+ * parent as soon as it is connected (0: it only serves). */
+extern int child_streams;
+
+struct peer {
+    pid_t pid;
+    int to[2], from[2];   /* pipes for addresses and results */
+};
+
+struct am_config small_cfg(void);
+/* A child process connected as task 2; the parent's interface returned.
+ * inherit: the child serves with an interface made before the fork. */
+am_interface_t *start_pair_as(struct peer *p, struct am_config cfg, int inherit);
+am_interface_t *start_pair(struct peer *p, struct am_config cfg);
+void collect_pair(struct peer *p, uint64_t res[NRES]);
+void stop_pair(struct peer *p, uint64_t res[NRES]);
+
+/* n checked requests for handler h, every reply waited for: bytes sent */
+uint64_t stream_to(am_interface_t *ifc, int h, int n, unsigned seed);
+void stream(am_interface_t *ifc, int n, unsigned seed);
+/* n sink requests to tid: AM_OK or the first error (no ck_assert) */
+int sink_stream(am_interface_t *ifc, int32_t tid, int n, unsigned seed);
+
+unsigned char *echo_start(size_t max, unsigned seed);
+void echo_send(am_interface_t *ifc, unsigned char *buf, uint32_t seq, size_t len);
+void echo_drain(am_interface_t *ifc, uint32_t n);
+
+/* Each file's tests into a case (the files above; main in test_am.c). */
+void basics_tests(TCase *tc);
+void exchange_tests(TCase *tc);
+void placement_tests(TCase *tc);
+void echo_tests(TCase *tc);
+void both_ways_tests(TCase *tc);
+void death_tests(TCase *tc);
+void hostile_tests(TCase *tc);
+
+#endif
