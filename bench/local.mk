@@ -96,3 +96,19 @@ bench-startup: bench/startup/startup_stock bench/startup/startup_am
 	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' PVMD='$(PVMD)' \
 	  bash $(top_srcdir)/bench/startup/run.sh 8 15 stock am-default am-off
 BENCH_TARGETS += bench-startup
+
+# libam's ucx transport against UCX's own ucx_perftest (bench/ucxbench/run.sh;
+# docs/performance.md), built only where configure found UCX; not in
+# make bench (it needs ucx_perftest too): make bench-ucx.
+if HAVE_UCX
+noinst_PROGRAMS += bench/ucxbench/amucx
+bench_ucxbench_amucx_SOURCES = bench/ucxbench/amucx.c
+bench_ucxbench_amucx_CPPFLAGS = -I$(top_srcdir)/libam
+bench_ucxbench_amucx_LDADD = libam.la
+bench-ucx: bench/ucxbench/amucx
+	top_builddir='$(abs_top_builddir)' sh $(top_srcdir)/bench/ucxbench/run.sh $(BENCH_ROUNDS)
+else
+EXTRA_DIST += bench/ucxbench/amucx.c
+endif
+EXTRA_DIST += bench/ucxbench/run.sh
+.PHONY: bench-ucx

@@ -11,20 +11,21 @@
 #include "pvmam.h"
 #include "cons.h"
 
-/* What libpvm3am takes (pvmam/pvmam.h): tcp, udp or shm, or two of them
+/* What libpvm3am takes (pvmam/pvmam.h): tcp, udp, shm or ucx (when built
+ * with UCX; libpvm3am reports it otherwise), or two of them
  * separated by a comma (shm,tcp), or off. */
 static int transport_ok(const char *t)
 {
-    static const char *const names[] = { "tcp", "udp", "shm" };
+    static const char *const names[] = { "tcp", "udp", "shm", "ucx" };
     if (!strcmp(t, "off"))
         return 1;
-    int seen[3] = { 0 }, n = 0;
+    int seen[4] = { 0 }, n = 0;
     for (const char *a = t;; a++) {
         size_t len = strcspn(a, ",");
         int k = 0;
-        while (k < 3 && (strlen(names[k]) != len || strncmp(a, names[k], len)))
+        while (k < 4 && (strlen(names[k]) != len || strncmp(a, names[k], len)))
             k++;
-        if (k == 3 || seen[k] || ++n > 2)
+        if (k == 4 || seen[k] || ++n > 2)
             return 0;
         seen[k] = 1;
         a += len;

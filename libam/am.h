@@ -80,7 +80,8 @@ int am_bind_address_with_id(am_handler_fn fn, int id);
 
 /* ---- interfaces ------------------------------------------------------ */
 #define AM_TID_SELF ((int32_t)-1)
-#define AM_ADDR_MAX 96   /* room for any printable address, NUL included */
+#define AM_ADDR_MAX 1024   /* room for any printable address, NUL included (ucx's
+                                  carry a UCX worker address: a few hundred bytes) */
 
 struct am_config {
     unsigned depth;           /* request instances per endpoint; 0 = default 8 */

@@ -181,9 +181,13 @@ fail:
     return rc;
 }
 
+static char no_addr[1];   /* an endpoint's name and cap until set_peer */
+
 static void free_ep(am_interface_t *ifc, am_endpoint_t *ep)
 {
     ifc->tr->ep_free(ifc, ep);
+    if (ep->cap != no_addr)
+        free(ep->cap);
     for (unsigned i = 0; i < ifc->cfg.depth; i++) {
         free(ep->slot[i].copy);
         free(ep->slot[i].lent);
@@ -304,6 +308,7 @@ int am_allocate_task(am_interface_t *ifc, am_endpoint_t **out)
     ep->slot = (struct amx_slot *)(ep + 1);
     ep->rslot = nrslot ? (struct amx_rslot *)(ep->slot + nslot) : NULL;
     ep->ifc = ifc;
+    ep->name = ep->cap = no_addr;
     int rc = ifc->tr->ep_new(ifc, ep);
     if (rc < 0) {
         free(ep);
@@ -324,8 +329,14 @@ static int set_peer(am_interface_t *ifc, am_endpoint_t *ep, const char *name)
     if (!name || strlen(name) >= AMX_CAPLEN ||
         amx_cap_split(name, addr, sizeof addr, &key) < 0 || ifc->tr->peer(ifc, ep, addr) < 0)
         return AM_ERR_BADADDR;
-    strcpy(ep->name, addr);
-    strcpy(ep->cap, name);
+    size_t nl = strlen(addr) + 1, cl = strlen(name) + 1;
+    char *b = malloc(cl + nl);
+    if (!b)
+        return AM_ERR_NOMEM;
+    if (ep->cap != no_addr)
+        free(ep->cap);
+    ep->cap = memcpy(b, name, cl);
+    ep->name = memcpy(b + cl, addr, nl);
     ep->key = key;
     return AM_OK;
 }

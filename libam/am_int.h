@@ -55,7 +55,8 @@
 #define AMX_MAX_DEPTH 64
 #define AMX_PACK_MAX 256   /* payloads up to this go out copied behind the header */
 #define AMX_PUT_LATER 1    /* put_small: use send instead (struct am_transport_ops) */
-#define AMX_ADDRLEN 64     /* a transport's printable address, NUL included */
+#define AMX_ADDRLEN 1000   /* a transport's printable address, NUL included (ucx: long) */
+#define AMX_HOSTLEN 64     /* am_hostname's text: a host's name or address */
 #define AMX_KEYSEP "#"     /* between it and the secret in a capability (am_auth.c) */
 #define AMX_CAPLEN (AMX_ADDRLEN + 17)   /* + "#" and 16 hex digits */
 _Static_assert(AMX_CAPLEN <= AM_ADDR_MAX, "am.h's AM_ADDR_MAX holds every address");
@@ -104,10 +105,13 @@ struct am_endpoint {
     am_interface_t *ifc;           /* the interface it was allocated on */
     int32_t tid;
     int inserted, connected, dead;
-    char name[AMX_ADDRLEN];        /* peer's transport address (its capability's head) */
-    char cap[AMX_CAPLEN];          /* peer's printable address, as given */
+    /* cap and name share one allocation of their own lengths ("" until
+     * set): an address may take AMX_CAPLEN (ucx's do, a few hundred
+     * bytes), but arrays that long would triple an idle peer's cost */
+    char *name;                    /* peer's transport address (its capability's head) */
+    char *cap;                     /* peer's printable address, as given */
     uint64_t key;                  /* peer's secret: every AM to it carries it */
-    char host[AMX_ADDRLEN];        /* am_hostname's storage */
+    char host[AMX_HOSTLEN];        /* am_hostname's storage */
     void *tp;                      /* the transport's per-endpoint state */
     /* sender */
     uint32_t next_seq;

@@ -10,6 +10,9 @@ LIBAM_TRANSPORTS =
 LIBAM_TRANSPORTS += libam/tr_tcp.c
 LIBAM_TRANSPORTS += libam/tr_udp.c
 LIBAM_TRANSPORTS += libam/tr_shm.c
+if HAVE_UCX
+LIBAM_TRANSPORTS += libam/tr_ucx.c
+endif
 
 lib_LTLIBRARIES += libam.la
 include_HEADERS += libam/am.h
@@ -21,10 +24,11 @@ libam_la_SOURCES += libam/conn_park.h libam/conn_park.c libam/shm/shm.h libam/sh
 	libam/shm/ring.c libam/shm/segment.c libam/shm/copy.c
 nodist_libam_la_SOURCES = libam/tr_table.c
 # libam.so exports the API of libam/am.h (am_*) and nothing else.
-libam_la_CFLAGS = $(AM_CFLAGS) $(LIB_CFLAGS)
+libam_la_CFLAGS = $(AM_CFLAGS) $(LIB_CFLAGS) $(UCX_CFLAGS)
+libam_la_LIBADD = $(UCX_LIBS)
 libam_la_LDFLAGS = -version-info 0:0:0 -Wl,--version-script=$(srcdir)/libam/libam.map
 EXTRA_libam_la_DEPENDENCIES = libam/libam.map
-EXTRA_DIST += libam/libam.map
+EXTRA_DIST += libam/libam.map libam/tr_ucx.c
 pkgconfig_DATA += libam/libam.pc
 CLEANFILES += libam/tr_table.c
 

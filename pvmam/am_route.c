@@ -174,6 +174,10 @@ static int start_ifcs(const struct am_config *c)
          * handshake: a 4 MiB message in 1 MiB fragments paid four of them */
         if (!strcmp(t, "shm"))
             cc.max_payload = PVMX_SHM_PAYLOAD;
+        /* ucx: a big fragment is one rendezvous (UCX fetches it in place,
+         * libam/tr_ucx.c), so fewer, bigger ones as over shm */
+        if (!strcmp(t, "ucx"))
+            cc.max_payload = PVMX_SHM_PAYLOAD;
         int rc = am_init(t, &cc, &ifc);
         if (rc < 0) {
             fprintf(stderr, "libpvm3am: cannot start AM transport %s (%s); %s\n", t,

@@ -10,7 +10,11 @@ command -v "$FC" > /dev/null || { echo "fortran: $FC not found (scripts/install-
 W=$(mktemp -d "${TMPDIR:-/tmp}/pvmfortran.XXXXXX")
 vm_cleanup() { rm -rf "$W"; }
 LIB=$(cd "$top_builddir/.libs" && pwd)
-FFLAGS="-std=legacy -fallow-argument-mismatch -w -I/usr/include"
+# Fixed form ignores what is past column 72: a truncated line is an error
+# (a truncated "info" once printed the unset variable "in"), and fspmd.f
+# says "implicit none" for the same reason.  The argument-mismatch
+# warnings of the generic pvmfpack/pvmfunpack calls stay in build.$v.
+FFLAGS="-std=legacy -fallow-argument-mismatch -Werror=line-truncation -I/usr/include"
 AM="-L$LIB -Wl,-rpath,$LIB -lpvm3am"
 rc=0
 for v in stock am gam; do

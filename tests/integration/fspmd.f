@@ -1,4 +1,4 @@
-c     fspmd.f - a Fortran SPMD program for the integration suite (issue 13):
+c     fspmd.f - a Fortran SPMD program for the integration suite:
 c     built with -lfpvm3 against stock (-lgpvm3 -lpvm3) and libpvm3am;
 c     fortran.sh runs it and compares what instance 0 prints.
 c     The first task (started by hand with its own program name as the
@@ -6,6 +6,7 @@ c     argument) spawns NPROC-1 copies; all join a group, barrier, freeze
 c     it, pass a token around the ring of instances, reduce with PvmSum,
 c     and answer a broadcast.  pvmfsleep needs stock's pvmsleep.
       program fspmd
+      implicit none
       include 'fpvm3.h'
       integer NPROC
       parameter (NPROC = 4)
@@ -68,9 +69,10 @@ c     token ring: every instance adds its number
 c     reduce: sum of (instance + 1) * 1.5 at instance 0
       x = (me + 1) * 1.5d0
       call pvmfreduce(PvmSum, x, 1, REAL8, 20, grp, 0, info)
-      if (me .eq. 0) print '(a,f8.2,a,i3)', 'reduce sum', x, ' info', info
+      if (me .eq. 0) print '(a,f8.2,a,i3)', 'reduce sum', x,
+     &   ' info', info
 
-c     broadcast three doubles; each instance answers with its weighted sum
+c     broadcast three doubles; each instance answers with a weighted sum
       if (me .eq. 0) then
          v(1) = 0.5d0
          v(2) = 2.0d0

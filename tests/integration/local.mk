@@ -19,10 +19,10 @@ EXTRA_DIST += tests/lib/pvmvm.sh tests/lib/devshm.sh
 # once per PVMAM_TRANSPORT, and once with none set (the default, shm,tcp).
 TESTS += tests/integration/suite-off.sh tests/integration/suite-tcp.sh \
 	tests/integration/suite-udp.sh tests/integration/suite-shm.sh \
-	tests/integration/suite-mixed.sh
+	tests/integration/suite-mixed.sh tests/integration/suite-ucx.sh
 EXTRA_DIST += tests/integration/suite.sh tests/integration/suite-off.sh \
 	tests/integration/suite-tcp.sh tests/integration/suite-udp.sh \
-	tests/integration/suite-shm.sh tests/integration/suite-mixed.sh \
+	tests/integration/suite-shm.sh tests/integration/suite-mixed.sh tests/integration/suite-ucx.sh \
 	tests/integration/ampath.sh tests/integration/interop.sh tests/integration/badinput.sh \
 	tests/integration/examples.sh tests/integration/launch.c
 

@@ -17,6 +17,7 @@
 const char *transport;
 int reliable;
 int shm;
+int ucx;
 
 /* ---- handlers: same ids in both processes ------------------------------- */
 

@@ -7,7 +7,8 @@
  *   exchange.c   requests and replies in order, with and without loss
  *   placement.c  receive placement (am_set_placer)
  *   echo.c       echoes, lent payloads, streams both ways at once
- *   hostile.c    peer death, junk at the address, wrong secrets
+ *   hostile.c    peer death, junk at the address (over ucx through a UCX
+ *                worker of its own), wrong secrets
  */
 #ifndef TEST_AM_FIXTURE_H
 #define TEST_AM_FIXTURE_H
@@ -19,8 +20,9 @@
 #include "sum.h"
 
 extern const char *transport;
-extern int reliable;   /* tcp, shm: nothing is lost, so no loss knob either */
+extern int reliable;   /* tcp, shm, ucx: nothing is lost, so no loss knob either */
 extern int shm;        /* addresses name a host and a process, not an IPv4 port */
+extern int ucx;        /* addresses carry a UCX worker address; no connections */
 
 /* handler ids (register_handlers) */
 extern int h_data, h_ack, h_pdata, h_echo, h_echoed, h_sink;

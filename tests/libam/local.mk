@@ -6,8 +6,16 @@ tests_libam_test_am_SOURCES = tests/libam/test_am.c tests/libam/fixture.c tests/
 	tests/libam/hostile.c tests/libam/sum.h
 tests_libam_test_am_CPPFLAGS = -I$(top_srcdir)/libam $(CHECK_CFLAGS)
 tests_libam_test_am_LDADD = libam.la $(CHECK_LIBS)
+if HAVE_UCX
+# the ucx run also plays a stranger through UCX itself (garbage_survived)
+tests_libam_test_am_CPPFLAGS += -DHAVE_UCX $(UCX_CFLAGS)
+tests_libam_test_am_LDADD += $(UCX_LIBS)
+endif
 TESTS += tests/libam/am-tcp.sh tests/libam/am-udp.sh tests/libam/am-shm.sh
 EXTRA_DIST += tests/libam/am-tcp.sh tests/libam/am-udp.sh tests/libam/am-shm.sh
+# ucx twice: over UCX's tcp and over its shared memory (skipped, 77, without UCX)
+TESTS += tests/libam/am-ucx-tcp.sh tests/libam/am-ucx-sm.sh
+EXTRA_DIST += tests/libam/am-ucx-tcp.sh tests/libam/am-ucx-sm.sh
 
 # Real loss through nftables in network namespaces (skipped where impossible).
 check_PROGRAMS += tests/libam/amloss

@@ -6,6 +6,7 @@
  * which); this file chooses the transport and runs them all.
  */
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fixture.h"
@@ -13,8 +14,16 @@
 int main(int argc, char **argv)
 {
     transport = argc > 1 ? argv[1] : "udp";
-    reliable = !strcmp(transport, "tcp") || !strcmp(transport, "shm");
+    ucx = !strcmp(transport, "ucx");
+    reliable = !strcmp(transport, "tcp") || !strcmp(transport, "shm") || ucx;
     shm = !strcmp(transport, "shm");
+    int built = 0;
+    for (const char *const *n = am_transports(); *n; n++)
+        built += !strcmp(*n, transport);
+    if (!built) {
+        printf("SKIP: libam transport %s not built (ucx: configure found no UCX)\n", transport);
+        return 77;
+    }
     register_handlers();
     signal(SIGPIPE, SIG_IGN);
     Suite *s = suite_create(transport);
