@@ -8,6 +8,7 @@
  *   placement.c  receive placement (am_set_placer)
  *   echo.c       echoes, lent payloads, streams both ways at once
  *   hostile.c    peer death, junk at the address, wrong secrets
+ *   ring.c       three tasks sending big AMs round a ring
  */
 #ifndef TEST_AM_FIXTURE_H
 #define TEST_AM_FIXTURE_H
@@ -74,5 +75,6 @@ void echo_tests(TCase *tc);
 void both_ways_tests(TCase *tc);
 void death_tests(TCase *tc);
 void hostile_tests(TCase *tc);
+void ring_tests(TCase *tc);
 
 #endif
