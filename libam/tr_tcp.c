@@ -25,6 +25,7 @@ struct tcp {
     int lfd, epfd;
     struct amx_park pk;        /* connections before their endpoint (conn_park.c) */
     unsigned polls;
+    int serving;               /* read_others runs: a nested write reads its peer only */
 };
 
 /* Per endpoint (ep->tp): the connection and its receive and send state. */
@@ -377,8 +378,31 @@ static int queue_out(struct tcp_ep *te, const struct iovec *iov, int n)
     return AM_OK;
 }
 
+/* A write to `busy` is stuck: read every other connection too.  Reading
+ * the peer alone is not enough: it may itself be stuck writing to a third
+ * task that is stuck writing to us (w0->w1->w2->w0, each socket full);
+ * then nobody reads, and TCP_USER_TIMEOUT (tune) ends all three links as
+ * if the peers were dead.  Not a connection whose AM is being handled up
+ * the stack (dispatching: its rx is in use).  Replies that handlers here
+ * queue (a full socket) go out at that connection's next read_ep.  Not
+ * nested: a write from in here reads its own peer only, as before. */
+static void read_others(am_interface_t *ifc, am_endpoint_t *busy)
+{
+    struct tcp *t = ifc->trd;
+    if (t->serving)
+        return;
+    t->serving = 1;
+    for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next) {
+        struct tcp_ep *te = ep->tp;
+        if (ep != busy && te->fd >= 0 && !ep->dead && !te->dispatching)
+            read_in(ifc, ep);
+    }
+    t->serving = 0;
+}
+
 /* Write it all; while the socket is full, read from the peer so two
- * tasks sending big AMs to each other cannot deadlock.  Not from inside a
+ * tasks sending big AMs to each other cannot deadlock, and from the
+ * others (read_others) so a ring of them cannot either.  Not from inside a
  * handler of an AM read from this socket: a read then would go under the
  * AM being handled (it is still in rx).  There the rest is queued, and
  * read_ep sends it once the handler is done. */
@@ -409,8 +433,12 @@ static int write_all(am_interface_t *ifc, am_endpoint_t *ep, struct iovec *iov, 
             int wait_ms = now < spin_end ? 0 : ifc->wait_hook ? 1 : 100;
             if (!wait_ms && ifc->cfg.wait == AM_WAIT_YIELD)
                 sched_yield();   /* the reader may need this core */
-            if (wait_ms)   /* about to sleep: owed blank replies go first (am_event_fd) */
+            if (wait_ms) {   /* about to sleep: owed blank replies go first (am_event_fd) */
                 amx_pay_all(ifc);
+                read_others(ifc, ep);
+                if (ep->dead || te->fd < 0)
+                    return AM_ERR_DEAD;
+            }
             struct pollfd p = { .fd = te->fd, .events = POLLOUT | POLLIN };
             poll(&p, 1, wait_ms);
             if (p.revents & POLLIN)

@@ -9,6 +9,7 @@
  *   echo.c       echoes, lent payloads, streams both ways at once
  *   hostile.c    peer death, junk at the address (over ucx through a UCX
  *                worker of its own), wrong secrets
+ *   ring.c       three tasks sending big AMs round a ring
  */
 #ifndef TEST_AM_FIXTURE_H
 #define TEST_AM_FIXTURE_H
@@ -76,5 +77,6 @@ void echo_tests(TCase *tc);
 void both_ways_tests(TCase *tc);
 void death_tests(TCase *tc);
 void hostile_tests(TCase *tc);
+void ring_tests(TCase *tc);
 
 #endif
