@@ -17,27 +17,14 @@
 set -u
 . "$top_srcdir/tests/lib/pvmvm.sh"
 . "$top_srcdir/tests/console/lib.sh"
-tarball=/usr/share/doc/pvm-examples/examples.tar.gz
-[ -x /usr/bin/master1 ] && [ -f "$tarball" ] || { echo "no pvm-examples"; exit 77; }
+[ -x /usr/bin/master1 ] && [ -f "$PVM_EXAMPLES" ] || { echo "no pvm-examples"; exit 77; }
 command -v pvm >/dev/null && command -v stdbuf >/dev/null || { echo "no stock console"; exit 77; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/pvmtrc.XXXXXX")
-vm_cleanup() {
-    [ -n "$CONS_PID" ] && kill "$CONS_PID" 2>/dev/null
-    [ -n "${KEEP:-}" ] || rm -rf "$W"
-}
-trap 'vm_stop; vm_cleanup' EXIT
-rc=0
-fail() { echo "FAIL: $*"; rc=1; }
-tar xzf "$tarball" -C "$W" || exit 99
-for p in master1 slave1; do
-    ${CC:-cc} -w ${CFLAGS:-} -o "$W/$p.am" "$W/examples/$p.c" ${LDFLAGS:-} \
-        -L"$top_builddir/.libs" -lpvm3am -Wl,-rpath,"$top_builddir/.libs" || exit 99
-done
+cons_test pvmtrc
+examples_am master1 slave1 || exit 99
 
 # run NAME MASTER SLAVE [TRANSPORT]: the console's transcript in $W/NAME.out
 run() {
-    if [ -n "${4:-}" ]; then PVMAM_TRANSPORT=$4; export PVMAM_TRANSPORT
-    else unset PVMAM_TRANSPORT; fi
+    am_transport "${4:-}"
     vm_start || exit 99
     cp "$3" "$VM_BIN/slave1"
     cons_start "$W/$1.out" pvm || exit 99
@@ -48,18 +35,9 @@ run() {
     cons_stop
     vm_stop
 }
-# Event kinds and counts: records as the console prints them.
-kinds() {
-    sed -n 's/^\[T1:t[0-9a-f]*\] \("[a-z_0-9]*([0-9.]*)"\) {.*/\1/p' "$W/$1.out" |
-        sort | uniq -c > "$W/$1.kinds"
-}
-# Descriptors: event name and its fields, one line each.
-descs() {
-    sed 's/^\[T1:t[0-9a-f]*\] //' "$W/$1.out" | awk '
-        /^#[0-9]+: /  { name = $2; f = ""; on = 1; next }
-        on && /^\t[a-z]/ { gsub(/\t/, ""); f = f " " $0; next }
-        on && /^};;/  { print name ":" f; on = 0 }' | sort -u > "$W/$1.descs"
-}
+# the console's "[T1:tid] " lines: NAME.kinds, NAME.descs (tests/console/lib.sh)
+kinds() { sed -n 's/^\[T1:t[0-9a-f]*\] //p' "$W/$1.out" | trc_kinds > "$W/$1.kinds"; }
+descs() { sed 's/^\[T1:t[0-9a-f]*\] //' "$W/$1.out" | trc_descs > "$W/$1.descs"; }
 
 run stock /usr/bin/master1 /usr/bin/slave1
 kinds stock
@@ -81,8 +59,7 @@ done
 # ---- stock tracer and trcsort --------------------------------------------
 # trc NAME MASTER SLAVE [TRANSPORT]: tracer's file in $W/NAME.trc
 trc() {
-    if [ -n "${4:-}" ]; then PVMAM_TRANSPORT=$4; export PVMAM_TRANSPORT
-    else unset PVMAM_TRANSPORT; fi
+    am_transport "${4:-}"
     vm_start || exit 99
     cp "$3" "$VM_BIN/slave1"
     rm -f "$W/tin"; mkfifo "$W/tin"
@@ -111,15 +88,13 @@ trc() {
     vm_stop
 }
 tkinds() {
-    sed -n 's/^\("[a-z_0-9]*([0-9.]*)"\) {.*/\1/p' "$W/$1.trc" | sort | uniq -c > "$W/$1.tkinds"
-    awk '/^#[0-9]+: / { name = $2; f = ""; on = 1; next }
-        on && /^\t[a-z]/ { gsub(/\t/, ""); f = f " " $0; next }
-        on && /^};;/  { print name ":" f; on = 0 }' "$W/$1.trc" | sort -u > "$W/$1.tdescs"
+    trc_kinds < "$W/$1.trc" > "$W/$1.tkinds"
+    trc_descs < "$W/$1.trc" > "$W/$1.tdescs"
 }
 sorted() {  # NAME: trcsort's exit status, and the record kinds it wrote
     (cd "$W" && rm -rf tmpsort.* && timeout 30 trcsort "$1.trc" > "$1.sorted" 2> "$1.serr")
     echo $? > "$W/$1.src"
-    sed -n 's/^\("[a-z_0-9]*([0-9.]*)"\) {.*/\1/p' "$W/$1.sorted" | sort | uniq -c >> "$W/$1.src"
+    trc_kinds < "$W/$1.sorted" >> "$W/$1.src"
 }
 if [ "${TRACE_TOOLS:-yes}" = no ]; then
     echo "tracer/trcsort: skipped (TRACE_TOOLS=no)"

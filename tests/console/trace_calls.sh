@@ -13,23 +13,14 @@ set -u
 . "$top_srcdir/tests/console/lib.sh"
 command -v pvm >/dev/null && command -v stdbuf >/dev/null || { echo "no stock console"; exit 77; }
 [ -x "${PVMGS:-/usr/bin/pvmgs}" ] || { echo "no pvmgs"; exit 77; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/pvmtrc.XXXXXX")
-vm_cleanup() {
-    [ -n "$CONS_PID" ] && kill "$CONS_PID" 2>/dev/null
-    [ -n "${KEEP:-}" ] || rm -rf "$W"
-}
-trap 'vm_stop; vm_cleanup' EXIT
-rc=0
-fail() { echo "FAIL: $*"; rc=1; }
+cons_test pvmtrc
 src=$top_srcdir/tests/console/trcjob.c
 ${CC:-cc} -w ${CFLAGS:-} -o "$W/trcjob.stock" "$src" -lgpvm3 -lpvm3 || exit 99
-${CC:-cc} -w ${CFLAGS:-} -o "$W/trcjob.am" "$src" ${LDFLAGS:-} \
-    -L"$top_builddir/.libs" -lpvm3am -Wl,-rpath,"$top_builddir/.libs" || exit 99
+cc_am "$W/trcjob.am" "$src" || exit 99
 
 # run NAME PROGRAM [TRANSPORT]: the console's transcript in $W/NAME.out
 run() {
-    if [ -n "${3:-}" ]; then PVMAM_TRANSPORT=$3; export PVMAM_TRANSPORT
-    else unset PVMAM_TRANSPORT; fi
+    am_transport "${3:-}"
     vm_start || exit 99
     cp "$2" "$VM_BIN/trcjob"
     ln -s "${PVMGS:-/usr/bin/pvmgs}" "$VM_BIN/pvmgs"
@@ -41,16 +32,9 @@ run() {
     cons_stop
     vm_stop
 }
-kinds() {
-    sed -n 's/^\[T1:t[0-9a-f]*\] \("[a-z_0-9]*([0-9.]*)"\) {.*/\1/p' "$W/$1.out" |
-        sort | uniq -c > "$W/$1.kinds"
-}
-descs() {
-    sed 's/^\[T1:t[0-9a-f]*\] //' "$W/$1.out" | awk '
-        /^#[0-9]+: /  { name = $2; f = ""; on = 1; next }
-        on && /^\t[a-z]/ { gsub(/\t/, ""); f = f " " $0; next }
-        on && /^};;/  { print name ":" f; on = 0 }' | sort -u > "$W/$1.descs"
-}
+# the console's "[T1:tid] " lines: NAME.kinds, NAME.descs (tests/console/lib.sh)
+kinds() { sed -n 's/^\[T1:t[0-9a-f]*\] //p' "$W/$1.out" | trc_kinds > "$W/$1.kinds"; }
+descs() { sed 's/^\[T1:t[0-9a-f]*\] //' "$W/$1.out" | trc_descs > "$W/$1.descs"; }
 
 run stock "$W/trcjob.stock"
 kinds stock
