@@ -13,6 +13,16 @@
 #include <unistd.h>
 #include "common.h"
 
+const struct mpb_test mpb_tests[MPB_NTESTS] = {
+    [MPB_LAT] = { "latency", "us, half round trip", 0 },
+    [MPB_RT] = { "roundtrip", "round trips/s", 0 },
+    [MPB_BW] = { "bandwidth", "MB/s, 1 MB = 1e6 bytes", 0 },
+    [MPB_BIBW] = { "bibandwidth", "MB/s, both directions added", 0 },
+    [MPB_BCAST] = { "broadcast", "us per broadcast", 1 },
+    [MPB_RED] = { "reduce", "us per reduce (sum of doubles)", 1 },
+    [MPB_ALLRED] = { "allreduce", "us per allreduce (sum of doubles)", 1 },
+};
+
 const char mpb_common_usage[] =
     "  -m BYTES   largest size (powers of two from 8; default 1048576)\n"
     "  -z         also measure 0 bytes\n"

@@ -35,6 +35,15 @@ int mpb_opt(struct mpb_opts *o, int c, const char *arg);
 int mpb_make_sizes(struct mpb_opts *o);
 extern const char mpb_common_usage[];
 
+/* The tests mpbench measures, in the order it runs them; mpi.c measures
+ * those MPI has a counterpart of and skips the others by name. */
+enum { MPB_LAT, MPB_RT, MPB_BW, MPB_BIBW, MPB_BCAST, MPB_RED, MPB_ALLRED, MPB_NTESTS };
+struct mpb_test {
+    const char *name, *unit;
+    int collective;     /* among all tasks, not between two */
+};
+extern const struct mpb_test mpb_tests[MPB_NTESTS];
+
 double mpb_now(void);
 void mpb_pin(int cpu);
 /* reduce's work: dst[k] += src[k] over the n / 8 doubles of two buffers */
