@@ -58,12 +58,31 @@
 
 static double val(int seed, int i) { return seed * 0.5 + i * 1.25 + (i % 7) * 1e-3; }
 
-static double sum_of(int seed)
+/* One result of round r from src, unpacked into res[n]: it must name a
+ * child of the round (seed = r * nkids + child) not heard from yet, be that
+ * child's, and be whole.  0 if so, 1 (said on stderr) if not; got[] marks
+ * the children heard from.  what: "" or "fan-in " for the messages. */
+static int check_result(const char *what, int r, int src, const int *tids, int nkids, int *got,
+                        double *res, int n)
 {
-    double s = 0;
-    for (int i = 0; i < NDBL; i++)
-        s += val(seed, i);
-    return s;
+    int seed = -1;
+    if (pvm_upkint(&seed, 1, 1) < 0 || pvm_upkdouble(res, n, 1) < 0 || seed < 0 ||
+        seed / nkids != r || src != tids[seed % nkids] || got[seed % nkids]) {
+        fprintf(stderr, "exitloss: %sround %d: bad result from t%x (seed %d)\n", what, r, src,
+                seed);
+        return 1;
+    }
+    got[seed % nkids] = 1;
+    double s = 0, want = 0;
+    for (int i = 0; i < n; i++) {
+        s += res[i];
+        want += val(seed, i);
+    }
+    if (s != want) {
+        fprintf(stderr, "exitloss: %sround %d: damaged result from t%x\n", what, r, src);
+        return 1;
+    }
+    return 0;
 }
 
 static int child(void)
@@ -123,14 +142,6 @@ static int fan_child(void)
     return 0;
 }
 
-static double fan_sum(int seed)
-{
-    double s = 0;
-    for (int i = 0; i < FAN_DBL; i++)
-        s += val(seed, i);
-    return s;
-}
-
 /* One fan-in round; the number of results lost or damaged. */
 static int fan_round(const char *self, int r, int wait_s)
 {
@@ -169,23 +180,9 @@ static int fan_round(const char *self, int r, int wait_s)
                 }
             return lost + bad;
         }
-        int seed = -1, len, tag, src;
+        int len, tag, src;
         pvm_bufinfo(b, &len, &tag, &src);
-        if (pvm_upkint(&seed, 1, 1) < 0 || pvm_upkdouble(res, FAN_DBL, 1) < 0 || seed < 0 ||
-            seed / NFAN != r || src != tids[seed % NFAN] || got[seed % NFAN]) {
-            fprintf(stderr, "exitloss: fan-in round %d: bad result from t%x (seed %d)\n", r,
-                    src, seed);
-            bad++;
-            continue;
-        }
-        double s = 0;
-        for (int i = 0; i < FAN_DBL; i++)
-            s += res[i];
-        if (s != fan_sum(seed)) {
-            fprintf(stderr, "exitloss: fan-in round %d: damaged result from t%x\n", r, src);
-            bad++;
-        }
-        got[seed % NFAN] = 1;
+        bad += check_result("fan-in ", r, src, tids, NFAN, got, res, FAN_DBL);
     }
     return bad;
 }
@@ -281,24 +278,9 @@ static int round_(const char *self, int r, int wait_s)
                             tids[i]);
             return NCHILD - k;
         }
-        int seed = -1, len, tag, src;
+        int len, tag, src;
         pvm_bufinfo(b, &len, &tag, &src);
-        if (pvm_upkint(&seed, 1, 1) < 0 || pvm_upkdouble(res, NDBL, 1) < 0 || seed < 0 ||
-            seed % NCHILD >= NCHILD || seed / NCHILD != r || src != tids[seed % NCHILD] ||
-            got[seed % NCHILD]) {
-            fprintf(stderr, "exitloss: round %d: bad result from t%x (seed %d)\n", r, src,
-                    seed);
-            bad++;
-            continue;
-        }
-        double s = 0;
-        for (int i = 0; i < NDBL; i++)
-            s += res[i];
-        if (s != sum_of(seed)) {
-            fprintf(stderr, "exitloss: round %d: damaged result from t%x\n", r, src);
-            bad++;
-        }
-        got[seed % NCHILD] = 1;
+        bad += check_result("", r, src, tids, NCHILD, got, res, NDBL);
     }
     return bad;
 }
