@@ -16,6 +16,11 @@
 #   trc_kinds, trc_descs trace records on stdin (no "[T1:tid] " before
 #                        them): count per event kind; descriptors, one line
 #                        each (event name and its fields)
+#   trace_job NAME JOB SECONDS  in the stock console on a started VM: trace
+#                        *, spawn -@ -> JOB, wait until it finished, halt
+#   cons_records NAME    the trace records the console printed in
+#                        $W/NAME.out: $W/NAME.kinds and $W/NAME.descs
+#   vs_stock BASE NAME   $W/NAME.kinds and .descs must be those of BASE
 CONS_PID=""
 CONS_OUT=""
 PVM_EXAMPLES=/usr/share/doc/pvm-examples/examples.tar.gz
@@ -101,4 +106,25 @@ trc_descs() {
     awk '/^#[0-9]+: /  { name = $2; f = ""; on = 1; next }
         on && /^\t[a-z]/ { gsub(/\t/, ""); f = f " " $0; next }
         on && /^};;/  { print name ":" f; on = 0 }' | sort -u
+}
+
+trace_job() {
+    cons_start "$W/$1.out" pvm || exit 99
+    cons_cmd "trace *" || fail "$1: trace"
+    cons_cmd "spawn -@ -> $2" || fail "$1: spawn"
+    cons_wait "^\[1\] finished" "$3" || fail "$1: the job did not finish"
+    printf 'halt\n' >&3
+    cons_stop
+}
+
+cons_records() {
+    sed -n 's/^\[T1:t[0-9a-f]*\] //p' "$W/$1.out" | trc_kinds > "$W/$1.kinds"
+    sed 's/^\[T1:t[0-9a-f]*\] //' "$W/$1.out" | trc_descs > "$W/$1.descs"
+}
+
+vs_stock() {
+    diff "$W/$1.kinds" "$W/$2.kinds" > "$W/$2.kdiff" ||
+        { fail "$2: event counts differ from stock (< stock, > ours)"; cat "$W/$2.kdiff"; }
+    diff "$W/$1.descs" "$W/$2.descs" > "$W/$2.ddiff" ||
+        { fail "$2: descriptors differ from stock"; cat "$W/$2.ddiff"; }
 }

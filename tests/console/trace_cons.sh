@@ -58,10 +58,7 @@ compare() {  # BASE NAME
     for w in out trc; do
         kinds "$2" $w
         descs "$2" $w
-        diff "$W/$1.$w.kinds" "$W/$2.$w.kinds" > "$W/$2.$w.kdiff" ||
-            { fail "$2 ($w): event counts differ from stock (< stock, > pvmam)"; cat "$W/$2.$w.kdiff"; }
-        diff "$W/$1.$w.descs" "$W/$2.$w.descs" > "$W/$2.$w.ddiff" ||
-            { fail "$2 ($w): descriptors differ from stock"; cat "$W/$2.$w.ddiff"; }
+        vs_stock "$1.$w" "$2.$w"
     done
     echo "$2: $(wc -l < "$W/$2.out.kinds") kinds on the console, $(wc -l < "$W/$2.trc.kinds") in the file"
 }
