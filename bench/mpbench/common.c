@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -241,4 +242,21 @@ void mpb_sum_doubles(char *dst, const char *src, long n)
         a += b;
         memcpy(dst + k, &a, 8);
     }
+}
+
+long mpb_max_size(const struct mpb_opts *o)
+{
+    long max = 8;
+    for (int i = 0; i < o->nsizes; i++)
+        max = o->sizes[i] > max ? o->sizes[i] : max;
+    return max;
+}
+
+int mpb_buffers(long max, char **buf, char **acc)
+{
+    if (max > INT_MAX / 2 || !(*buf = calloc(1, (size_t)max + 8)) ||
+        !(*acc = calloc(1, (size_t)max + 8)))
+        return -1;
+    memset(*buf, 7, (size_t)max);
+    return 0;
 }

@@ -44,6 +44,12 @@ struct mpb_test {
 };
 extern const struct mpb_test mpb_tests[MPB_NTESTS];
 
+/* The largest size of o->sizes, at least 8. */
+long mpb_max_size(const struct mpb_opts *o);
+/* mpbench's and mpbench_mpi's two buffers of max (+ 8) bytes: the message
+ * data (set to 7s) and reduce's sums; -1 if too large or out of memory. */
+int mpb_buffers(long max, char **buf, char **acc);
+
 double mpb_now(void);
 void mpb_pin(int cpu);
 /* reduce's work: dst[k] += src[k] over the n / 8 doubles of two buffers */

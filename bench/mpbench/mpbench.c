@@ -301,12 +301,8 @@ int main(int argc, char **argv)
         usage();
         return 2;
     }
-    long max = 8;
-    for (int i = 0; i < o.nsizes; i++)
-        max = o.sizes[i] > max ? o.sizes[i] : max;
-    if (max > INT_MAX / 2 || !(buf = calloc(1, (size_t)max + 8)) || !(acc = calloc(1, (size_t)max + 8)))
+    if (mpb_buffers(mpb_max_size(&o), &buf, &acc) < 0)
         return 1;
-    memset(buf, 7, (size_t)max);
     if (!o.nopin)
         mpb_pin(0);
     if (pvm_mytid() < 0)

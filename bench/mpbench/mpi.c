@@ -10,7 +10,6 @@
  * Run with -h for the options.
  */
 #define _GNU_SOURCE
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,12 +240,9 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    long max = 8;
-    for (int i = 0; i < o.nsizes; i++)
-        max = o.sizes[i] > max ? o.sizes[i] : max;
-    if (max > INT_MAX / 2 || !(buf = calloc(1, (size_t)max + 8)) || !(acc = calloc(1, (size_t)max + 8)))
+    long max = mpb_max_size(&o);
+    if (mpb_buffers(max, &buf, &acc) < 0)
         fail("calloc", -1);
-    memset(buf, 7, (size_t)max);
     if (!o.nopin)
         mpb_pin(rank);
     if (rank) {
