@@ -85,38 +85,53 @@ static int check_result(const char *what, int r, int src, const int *tids, int n
     return 0;
 }
 
+/* A child's job (round, child) from its parent; 0, or -1 (said) if none
+ * came within 60 s. */
+static int get_job(const char *who, int job[2])
+{
+    struct timeval tv = { 60, 0 };
+    if (pvm_trecv(pvm_parent(), TAG_JOB, &tv) <= 0 || pvm_upkint(job, 2, 1) < 0) {
+        fprintf(stderr, "exitloss %s t%x: no job\n", who, pvm_mytid());
+        return -1;
+    }
+    return 0;
+}
+
+/* A child's last steps: its lines of output (25 bytes each), its result
+ * (seed, then n values into res, which must outlive the send under
+ * PvmDataInPlace) and at once pvm_exit: what was sent must still arrive. */
+static int finish(int round, int me, int lines, int seed, double *res, int n, int enc)
+{
+    for (int i = 0; i < lines; i++)
+        printf("r%6d c%d l%5d .....\n", round, me, i);
+    fflush(stdout);
+    for (int i = 0; i < n; i++)
+        res[i] = val(seed, i);
+    pvm_initsend(enc);
+    pvm_pkint(&seed, 1, 1);
+    pvm_pkdouble(res, n, 1);
+    pvm_send(pvm_parent(), TAG_RES);
+    pvm_exit();
+    return 0;
+}
+
 static int child(void)
 {
-    static double res[NDBL];   /* PvmDataInPlace: must outlive the send */
-    int parent = pvm_parent(), job[2];
-    struct timeval tv = { 60, 0 };
-    if (pvm_trecv(parent, TAG_JOB, &tv) <= 0 || pvm_upkint(job, 2, 1) < 0) {
-        fprintf(stderr, "exitloss child t%x: no job\n", pvm_mytid());
+    static double res[NDBL];
+    int job[2];
+    if (get_job("child", job) < 0) {
         pvm_exit();
         return 1;
     }
-    for (int i = 0; i < NLINES; i++)
-        printf("r%6d c%d l%5d .....\n", job[0], job[1], i);   /* 25 bytes */
-    fflush(stdout);
-    int seed = job[0] * NCHILD + job[1];
-    for (int i = 0; i < NDBL; i++)
-        res[i] = val(seed, i);
-    pvm_initsend(PvmDataInPlace);
-    pvm_pkint(&seed, 1, 1);
-    pvm_pkdouble(res, NDBL, 1);
-    pvm_send(parent, TAG_RES);
-    pvm_exit();   /* at once: what was sent must still arrive */
-    return 0;
+    return finish(job[0], job[1], NLINES, job[0] * NCHILD + job[1], res, NDBL, PvmDataInPlace);
 }
 
 /* A fan-in child: answer the job, print, send the result, exit at once. */
 static int fan_child(void)
 {
-    static double res[FAN_DBL];   /* PvmDataInPlace: must outlive the send */
+    static double res[FAN_DBL];
     int parent = pvm_parent(), job[2];
-    struct timeval tv = { 60, 0 };
-    if (pvm_trecv(parent, TAG_JOB, &tv) <= 0 || pvm_upkint(job, 2, 1) < 0) {
-        fprintf(stderr, "exitloss fan-in child t%x: no job\n", pvm_mytid());
+    if (get_job("fan-in child", job) < 0) {
         pvm_exit();
         return 1;
     }
@@ -128,18 +143,8 @@ static int fan_child(void)
     pvm_initsend(PvmDataDefault);
     pvm_pkint(&me, 1, 1);
     pvm_send(parent, TAG_ACK);
-    for (int i = 0; i < FAN_LINES; i++)
-        printf("r%6d c%d l%5d .....\n", job[0], me, i);
-    fflush(stdout);
-    int seed = job[0] * NFAN + me;
-    for (int i = 0; i < FAN_DBL; i++)
-        res[i] = val(seed, i);
-    pvm_initsend(me % 2 ? PvmDataDefault : PvmDataInPlace);
-    pvm_pkint(&seed, 1, 1);
-    pvm_pkdouble(res, FAN_DBL, 1);
-    pvm_send(parent, TAG_RES);
-    pvm_exit();   /* at once: what was sent must still arrive */
-    return 0;
+    return finish(job[0], me, FAN_LINES, job[0] * NFAN + me, res, FAN_DBL,
+                  me % 2 ? PvmDataDefault : PvmDataInPlace);
 }
 
 /* One fan-in round; the number of results lost or damaged. */
