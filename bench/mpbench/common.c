@@ -260,3 +260,11 @@ int mpb_buffers(long max, char **buf, char **acc)
     memset(*buf, 7, (size_t)max);
     return 0;
 }
+
+void mpb_series_name(char *name, size_t size, int test, int ntasks, const char *variant)
+{
+    if (mpb_tests[test].collective && ntasks != 4)   /* not the default crowd */
+        snprintf(name, size, "%s-p%d_%s", mpb_tests[test].name, ntasks, variant);
+    else
+        snprintf(name, size, "%s_%s", mpb_tests[test].name, variant);
+}

@@ -50,6 +50,10 @@ long mpb_max_size(const struct mpb_opts *o);
  * data (set to 7s) and reduce's sums; -1 if too large or out of memory. */
 int mpb_buffers(long max, char **buf, char **acc);
 
+/* A series' name: TEST_VARIANT, TEST-pN_VARIANT for a collective test
+ * among N tasks other than the default 4. */
+void mpb_series_name(char *name, size_t size, int test, int ntasks, const char *variant);
+
 double mpb_now(void);
 void mpb_pin(int cpu);
 /* reduce's work: dst[k] += src[k] over the n / 8 doubles of two buffers */

@@ -348,10 +348,7 @@ int main(int argc, char **argv)
             if (!on_t[t] || !on_v[v])
                 continue;
             char name[64];
-            if (mpb_tests[t].collective && nprocs != 4)   /* not the default crowd */
-                snprintf(name, sizeof name, "%s-p%d_%s", mpb_tests[t].name, nprocs, vnames[v]);
-            else
-                snprintf(name, sizeof name, "%s_%s", mpb_tests[t].name, vnames[v]);
+            mpb_series_name(name, sizeof name, t, nprocs, vnames[v]);
             struct mpb_series s;
             if (mpb_series_open(&s, &o, name, mpb_tests[t].unit) < 0)
                 fail("writing the .dat file", -1);

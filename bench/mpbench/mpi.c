@@ -261,10 +261,7 @@ int main(int argc, char **argv)
         if (!on_t[t])
             continue;
         char name[64];
-        if (mpb_tests[t].collective && nranks != 4)   /* not the default crowd */
-            snprintf(name, sizeof name, "%s-p%d_psend", mpb_tests[t].name, nranks);
-        else
-            snprintf(name, sizeof name, "%s_psend", mpb_tests[t].name);
+        mpb_series_name(name, sizeof name, t, nranks, "psend");
         struct mpb_series s;
         if (mpb_series_open(&s, &o, name, mpb_tests[t].unit) < 0)
             fail("writing the .dat file", -1);
