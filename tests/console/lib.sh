@@ -12,6 +12,8 @@
 #                        KEEP), with the console and the VM; fail() sets rc
 #   cc_am OUT SRC        build SRC against this tree's libpvm3am
 #   examples_am PROG...  unpack $PVM_EXAMPLES into $W, build $W/PROG.am
+#   trcjob_build         tests/console/trcjob.c as $W/trcjob.stock (stock
+#                        libpvm3, libgpvm3) and $W/trcjob.am
 #   am_transport [T]     PVMAM_TRANSPORT=T for what starts next (none: unset)
 #   trc_kinds, trc_descs trace records on stdin (no "[T1:tid] " before
 #                        them): count per event kind; descriptors, one line
@@ -94,6 +96,11 @@ cc_am() {
 examples_am() {
     tar xzf "$PVM_EXAMPLES" -C "$W" || return 1
     for p; do cc_am "$W/$p.am" "$W/examples/$p.c" || return 1; done
+}
+
+trcjob_build() {
+    ${CC:-cc} -w ${CFLAGS:-} -o "$W/trcjob.stock" "$top_srcdir/tests/console/trcjob.c" \
+        -lgpvm3 -lpvm3 && cc_am "$W/trcjob.am" "$top_srcdir/tests/console/trcjob.c"
 }
 
 am_transport() {

@@ -14,9 +14,7 @@ set -u
 command -v pvm >/dev/null && command -v stdbuf >/dev/null || { echo "no stock console"; exit 77; }
 [ -x "${PVMGS:-/usr/bin/pvmgs}" ] || { echo "no pvmgs"; exit 77; }
 cons_test pvmtrc
-src=$top_srcdir/tests/console/trcjob.c
-${CC:-cc} -w ${CFLAGS:-} -o "$W/trcjob.stock" "$src" -lgpvm3 -lpvm3 || exit 99
-cc_am "$W/trcjob.am" "$src" || exit 99
+trcjob_build || exit 99
 
 # run NAME PROGRAM [TRANSPORT]: the console's transcript in $W/NAME.out
 run() {

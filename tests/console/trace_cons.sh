@@ -20,9 +20,7 @@ command -v pvm >/dev/null && command -v stdbuf >/dev/null || { echo "no stock co
 [ -x "${PVMGS:-/usr/bin/pvmgs}" ] || { echo "no pvmgs"; exit 77; }
 cons_test pvmtrc
 examples_am master1 slave1 || exit 99
-src=$top_srcdir/tests/console/trcjob.c
-${CC:-cc} -w ${CFLAGS:-} -o "$W/trcjob.stock" "$src" -lgpvm3 -lpvm3 || exit 99
-cc_am "$W/trcjob.am" "$src" || exit 99
+trcjob_build || exit 99
 
 # run NAME CONSOLE MASTER SLAVE [TRANSPORT]: the transcript in $W/NAME.out,
 # the second job's trace file $W/NAME.trc
