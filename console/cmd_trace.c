@@ -13,24 +13,7 @@
 #include <pvm3.h>
 #include <pvmtev.h>
 #include "cons.h"
-
-/* Event names in TEV_* order (<pvmtev.h>), as trace files name them. */
-static const char *const names[TEV_MAX + 1] = {
-    "addhosts", "barrier", "bcast", "bufinfo", "config", "delete", "delhosts", "exit",
-    "freebuf", "getfds", "getinst", "getopt", "getrbuf", "getsbuf", "gettid", "gsize", "halt",
-    "initsend", "insert", "joingroup", "kill", "lookup", "lvgroup", "mcast", "mkbuf", "mstat",
-    "mytid", "notify", "nrecv", "parent", "perror", "pkbyte", "pkcplx", "pkdcplx", "pkdouble",
-    "pkfloat", "pkint", "pkuint", "pklong", "pkulong", "pkshort", "pkushort", "pkstr",
-    "probe", "pstat", "recv", "recvf", "send", "sendsig", "setopt", "setrbuf", "setsbuf",
-    "spawn", "start_pvmd", "tasks", "tickle", "tidtohost", "trecv", "upkbyte", "upkcplx",
-    "upkdcplx", "upkdouble", "upkfloat", "upkint", "upkuint", "upklong", "upkulong",
-    "upkshort", "upkushort", "upkstr", "version", "reg_hoster", "reg_rm", "reg_tasker",
-    "reg_tracer", "newtask", "endtask", "spntask", "archcode", "catchout", "getmwid",
-    "gettmask", "hostsync", "packf", "precv", "psend", "reduce", "setmwid", "settmask",
-    "unpackf", "gather", "scatter", "putinfo", "getinfo", "delinfo", "getmboxinfo",
-    "newcontext", "freecontext", "setcontext", "getcontext", "siblings", "getminfo",
-    "setminfo", "addmhf", "delmhf", "mhf_invoke", "timing", "profiling", "user_defined",
-};
+#include "tev_names.h"   /* pvm3/core: the event names, shared with the tasks */
 
 static const int xpvm[] = {
     TEV_BARRIER, TEV_BCAST, TEV_JOINGROUP, TEV_LVGROUP, TEV_MYTID, TEV_PARENT, TEV_SIBLINGS,
@@ -50,7 +33,7 @@ static int listed(int e)
 
 static int by_name(const void *a, const void *b)
 {
-    return strcmp(names[*(const int *)a], names[*(const int *)b]);
+    return strcmp(tev_names[*(const int *)a], tev_names[*(const int *)b]);
 }
 
 /* The mask in columns, sorted down the columns, '*' for events traced. */
@@ -60,8 +43,8 @@ static void show(const char *mask)
     for (int e = TEV_FIRST; e <= TEV_MAX; e++)
         if (listed(e)) {
             order[n++] = e;
-            if ((int)strlen(names[e]) > maxlen)
-                maxlen = (int)strlen(names[e]);
+            if ((int)strlen(tev_names[e]) > maxlen)
+                maxlen = (int)strlen(tev_names[e]);
         }
     qsort(order, (size_t)n, sizeof order[0], by_name);
     int cols = 79 / (maxlen + 4), width = 79 / cols - 4, rows = (n + cols - 1) / cols;
@@ -73,7 +56,7 @@ static void show(const char *mask)
                 continue;
             }
             printf(" %c %-*s%c", TEV_MASK_CHECK(mask, order[k]) ? '*' : ' ', width,
-                   names[order[k]], c == cols - 1 ? '\n' : ' ');
+                   tev_names[order[k]], c == cols - 1 ? '\n' : ' ');
         }
 }
 
@@ -81,7 +64,7 @@ static int find_ev(const char *w)
 {
     const char *bare = strncmp(w, "pvm_", 4) ? w : w + 4;
     for (int e = TEV_FIRST; e <= TEV_MAX; e++)
-        if (!strcmp(names[e], bare) || !strcmp(names[e], w))
+        if (!strcmp(tev_names[e], bare) || !strcmp(tev_names[e], w))
             return e;
     return -1;
 }

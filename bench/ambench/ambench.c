@@ -92,6 +92,15 @@ static ssize_t udp_spin(int fd, char *p, size_t n)
  * floor's ping-pong (floor.c, served by bare_server), 'q' quit */
 struct cmd { int op, n, reps; };   /* no padding: every byte written is set */
 
+/* Tells the server on ctl what comes, and gives it time to get ready. */
+static void order(int ctl, char op, int n, int reps)
+{
+    struct cmd c = { op, n, reps };
+    if (write(ctl, &c, sizeof c) != sizeof c)
+        exit(3);
+    usleep(2000);
+}
+
 static void raw_server(int fd, int udp, int ctl)
 {
     struct cmd c;
@@ -114,10 +123,7 @@ static void raw_server(int fd, int udp, int ctl)
 
 static double raw_run(int fd, int udp, int ctl, char op, int n, int reps)
 {
-    struct cmd c = { op, n, reps };
-    if (write(ctl, &c, sizeof c) != sizeof c)
-        exit(3);
-    usleep(2000);
+    order(ctl, op, n, reps);
     double t0 = now();
     for (int r = 0; r < reps; r++) {
         if (udp) {
@@ -186,10 +192,7 @@ static void bare_server(int ctl)
 
 static double bare_run(int ctl, char op, int n, int reps)
 {
-    struct cmd c = { op, n, reps };
-    if (write(ctl, &c, sizeof c) != sizeof c)
-        exit(3);
-    usleep(2000);
+    order(ctl, op, n, reps);
     double t0 = now();
     for (int r = 0; r < reps; r++) {
         bare_seq++;
@@ -304,12 +307,9 @@ static double am_cb(void *c, char op, int n, int reps) { return am_run(c, op, n,
 /* The protocol floor (floor.c): ping-pong only, served by bare_server. */
 static double floor_cb(void *c, char op, int n, int reps)
 {
-    struct cmd cm = { 'f', n, reps };
     if (op != 'p')
         return 0;
-    if (write(*(int *)c, &cm, sizeof cm) != sizeof cm)
-        exit(3);
-    usleep(2000);
+    order(*(int *)c, 'f', n, reps);
     double t = floor_pingpong(n, reps);
     if (t < 0) {
         fprintf(stderr, "ambench: the protocol floor's ping-pong failed\n");

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -12,6 +13,16 @@
 #include <time.h>
 #include <unistd.h>
 #include "common.h"
+
+const struct mpb_test mpb_tests[MPB_NTESTS] = {
+    [MPB_LAT] = { "latency", "us, half round trip", 0 },
+    [MPB_RT] = { "roundtrip", "round trips/s", 0 },
+    [MPB_BW] = { "bandwidth", "MB/s, 1 MB = 1e6 bytes", 0 },
+    [MPB_BIBW] = { "bibandwidth", "MB/s, both directions added", 0 },
+    [MPB_BCAST] = { "broadcast", "us per broadcast", 1 },
+    [MPB_RED] = { "reduce", "us per reduce (sum of doubles)", 1 },
+    [MPB_ALLRED] = { "allreduce", "us per allreduce (sum of doubles)", 1 },
+};
 
 const char mpb_common_usage[] =
     "  -m BYTES   largest size (powers of two from 8; default 1048576)\n"
@@ -231,4 +242,29 @@ void mpb_sum_doubles(char *dst, const char *src, long n)
         a += b;
         memcpy(dst + k, &a, 8);
     }
+}
+
+long mpb_max_size(const struct mpb_opts *o)
+{
+    long max = 8;
+    for (int i = 0; i < o->nsizes; i++)
+        max = o->sizes[i] > max ? o->sizes[i] : max;
+    return max;
+}
+
+int mpb_buffers(long max, char **buf, char **acc)
+{
+    if (max > INT_MAX / 2 || !(*buf = calloc(1, (size_t)max + 8)) ||
+        !(*acc = calloc(1, (size_t)max + 8)))
+        return -1;
+    memset(*buf, 7, (size_t)max);
+    return 0;
+}
+
+void mpb_series_name(char *name, size_t size, int test, int ntasks, const char *variant)
+{
+    if (mpb_tests[test].collective && ntasks != 4)   /* not the default crowd */
+        snprintf(name, size, "%s-p%d_%s", mpb_tests[test].name, ntasks, variant);
+    else
+        snprintf(name, size, "%s_%s", mpb_tests[test].name, variant);
 }

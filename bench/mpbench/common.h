@@ -35,6 +35,25 @@ int mpb_opt(struct mpb_opts *o, int c, const char *arg);
 int mpb_make_sizes(struct mpb_opts *o);
 extern const char mpb_common_usage[];
 
+/* The tests mpbench measures, in the order it runs them; mpi.c measures
+ * those MPI has a counterpart of and skips the others by name. */
+enum { MPB_LAT, MPB_RT, MPB_BW, MPB_BIBW, MPB_BCAST, MPB_RED, MPB_ALLRED, MPB_NTESTS };
+struct mpb_test {
+    const char *name, *unit;
+    int collective;     /* among all tasks, not between two */
+};
+extern const struct mpb_test mpb_tests[MPB_NTESTS];
+
+/* The largest size of o->sizes, at least 8. */
+long mpb_max_size(const struct mpb_opts *o);
+/* mpbench's and mpbench_mpi's two buffers of max (+ 8) bytes: the message
+ * data (set to 7s) and reduce's sums; -1 if too large or out of memory. */
+int mpb_buffers(long max, char **buf, char **acc);
+
+/* A series' name: TEST_VARIANT, TEST-pN_VARIANT for a collective test
+ * among N tasks other than the default 4. */
+void mpb_series_name(char *name, size_t size, int test, int ntasks, const char *variant);
+
 double mpb_now(void);
 void mpb_pin(int cpu);
 /* reduce's work: dst[k] += src[k] over the n / 8 doubles of two buffers */

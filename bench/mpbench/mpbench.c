@@ -26,20 +26,6 @@
 
 enum { TAG_CMD = 0x4d50, TAG_READY, TAG_DATA, TAG_ACK };
 enum { V_PSEND, V_PACK, NVARIANTS };
-enum { T_LAT, T_RT, T_BW, T_BIBW, T_BCAST, T_RED, T_ALLRED, NTESTS };
-
-static const struct {
-    const char *name, *unit;
-    int collective;
-} tests[NTESTS] = {
-    { "latency", "us, half round trip", 0 },
-    { "roundtrip", "round trips/s", 0 },
-    { "bandwidth", "MB/s, 1 MB = 1e6 bytes", 0 },
-    { "bibandwidth", "MB/s, both directions added", 0 },
-    { "broadcast", "us per broadcast", 1 },
-    { "reduce", "us per reduce (sum of doubles)", 1 },
-    { "allreduce", "us per allreduce (sum of doubles)", 1 },
-};
 static const char *const vnames[NVARIANTS] = { "psend", "pack" };
 
 static int enc = PvmDataDefault;   /* -e: encoding of the pack variant */
@@ -109,18 +95,18 @@ static void slave(int test, int var, long n, int iters)
     int parent = pvm_parent();
     for (int i = 0; i < iters; i++) {
         switch (test) {
-        case T_LAT:
-        case T_RT:
+        case MPB_LAT:
+        case MPB_RT:
             xrecv(parent, var, buf, n, 0);
             xsend(parent, var, buf, n, 0);
             break;
-        case T_BW:
-        case T_BCAST:
+        case MPB_BW:
+        case MPB_BCAST:
             xrecv(parent, var, buf, n, 0);
             if (window_end(i, iters))
                 ctl(parent, TAG_ACK);
             break;
-        case T_BIBW:
+        case MPB_BIBW:
             if (i % window == 0) {
                 int k = iters - i < window ? iters - i : window;
                 for (int j = 0; j < k; j++)
@@ -129,12 +115,12 @@ static void slave(int test, int var, long n, int iters)
                     xrecv(parent, var, buf, n, 0);
             }
             break;
-        case T_RED:
+        case MPB_RED:
             xsend(parent, var, buf, n, 1);
             if ((i + 1) % window == 0 && i + 1 < iters)
                 CK(pvm_recv(parent, TAG_ACK));
             break;
-        case T_ALLRED:
+        case MPB_ALLRED:
             xsend(parent, var, buf, n, 1);
             xrecv(parent, var, buf, n, 1);
             break;
@@ -175,7 +161,7 @@ static int slave_main(int rank, int pin, int direct)
 /* Runs iters operations with the slaves taking part; returns seconds. */
 static double run_point(int test, int var, long n, int iters)
 {
-    int np = tests[test].collective ? nslaves : 1;
+    int np = mpb_tests[test].collective ? nslaves : 1;
     int saved = nslaves;
     int cmd[5] = { test, var, (int)n, iters, window };
     for (int s = 0; s < np; s++) {
@@ -189,19 +175,19 @@ static double run_point(int test, int var, long n, int iters)
     double t0 = mpb_now();
     for (int i = 0; i < iters; i++) {
         switch (test) {
-        case T_LAT:
-        case T_RT:
+        case MPB_LAT:
+        case MPB_RT:
             xsend(tids[0], var, buf, n, 0);
             xrecv(tids[0], var, buf, n, 0);
             break;
-        case T_BW:
-        case T_BCAST:
+        case MPB_BW:
+        case MPB_BCAST:
             xbcast(var, buf, n, 0);
             if (window_end(i, iters))
                 for (int s = 0; s < np; s++)
                     CK(pvm_recv(tids[s], TAG_ACK));
             break;
-        case T_BIBW:
+        case MPB_BIBW:
             if (i % window == 0) {
                 int k = iters - i < window ? iters - i : window;
                 for (int j = 0; j < k; j++)
@@ -210,14 +196,14 @@ static double run_point(int test, int var, long n, int iters)
                     xrecv(tids[0], var, buf, n, 0);
             }
             break;
-        case T_RED:
-        case T_ALLRED:
+        case MPB_RED:
+        case MPB_ALLRED:
             memset(acc, 0, (size_t)n);
             for (int s = 0; s < np; s++) {
                 xrecv(tids[s], var, buf, n, 1);
                 mpb_sum_doubles(acc, buf, n);
             }
-            if (test == T_ALLRED)
+            if (test == MPB_ALLRED)
                 xbcast(var, acc, n, 1);
             else if ((i + 1) % window == 0 && i + 1 < iters)
                 for (int s = 0; s < np; s++)
@@ -233,10 +219,10 @@ static double run_point(int test, int var, long n, int iters)
 static double value_of(int test, long n, int iters, double dt)
 {
     switch (test) {
-    case T_LAT: return dt / iters / 2 * 1e6;
-    case T_RT: return iters / dt;
-    case T_BW: return (double)n * iters / dt / 1e6;
-    case T_BIBW: return 2.0 * n * iters / dt / 1e6;
+    case MPB_LAT: return dt / iters / 2 * 1e6;
+    case MPB_RT: return iters / dt;
+    case MPB_BW: return (double)n * iters / dt / 1e6;
+    case MPB_BIBW: return 2.0 * n * iters / dt / 1e6;
     default: return dt / iters * 1e6;
     }
 }
@@ -286,11 +272,11 @@ int main(int argc, char **argv)
 
     struct mpb_opts o;
     mpb_opts_default(&o);
-    int on_t[NTESTS], on_v[NVARIANTS], nprocs = 4, direct = 0, c;
+    int on_t[MPB_NTESTS], on_v[NVARIANTS], nprocs = 4, direct = 0, c;
     const char *tlist = "all", *vlist = "psend,pack", *encname = "default";
-    const char *tnames[NTESTS];
-    for (int t = 0; t < NTESTS; t++)
-        tnames[t] = tests[t].name;
+    const char *tnames[MPB_NTESTS];
+    for (int t = 0; t < MPB_NTESTS; t++)
+        tnames[t] = mpb_tests[t].name;
     while ((c = getopt(argc, argv, "T:V:p:W:de:m:zn:s:i:w:r:t:o:qPh")) != -1) {
         int r = mpb_opt(&o, c, optarg);
         if (r > 0)
@@ -311,16 +297,12 @@ int main(int argc, char **argv)
     }
     enc = !strcmp(encname, "raw") ? PvmDataRaw : !strcmp(encname, "inplace") ? PvmDataInPlace : PvmDataDefault;
     if (optind < argc || nprocs < 2 || nprocs > 65 || window < 1 || mpb_make_sizes(&o) < 0 ||
-        pick(tlist, tnames, NTESTS, on_t) < 0 || pick(vlist, vnames, NVARIANTS, on_v) < 0) {
+        pick(tlist, tnames, MPB_NTESTS, on_t) < 0 || pick(vlist, vnames, NVARIANTS, on_v) < 0) {
         usage();
         return 2;
     }
-    long max = 8;
-    for (int i = 0; i < o.nsizes; i++)
-        max = o.sizes[i] > max ? o.sizes[i] : max;
-    if (max > INT_MAX / 2 || !(buf = calloc(1, (size_t)max + 8)) || !(acc = calloc(1, (size_t)max + 8)))
+    if (mpb_buffers(mpb_max_size(&o), &buf, &acc) < 0)
         return 1;
-    memset(buf, 7, (size_t)max);
     if (!o.nopin)
         mpb_pin(0);
     if (pvm_mytid() < 0)
@@ -335,8 +317,8 @@ int main(int argc, char **argv)
         fail("readlink /proc/self/exe", -1);
     self[l] = 0;
     int want = 1;
-    for (int t = 0; t < NTESTS; t++)
-        if (on_t[t] && tests[t].collective)
+    for (int t = 0; t < MPB_NTESTS; t++)
+        if (on_t[t] && mpb_tests[t].collective)
             want = nprocs - 1;
     for (int s = 0; s < want; s++) {
         char rank[16], pin[4], dir[4];
@@ -357,21 +339,18 @@ int main(int argc, char **argv)
            MPB_LIB, direct ? "direct" : "default", encname, window, nprocs, mpb_ncpus(),
            o.nopin ? "" : ", pinned (ping-pong on cores 0/1)", o.repeats);
     /* settle the new tasks and routes before the first timed point */
-    run_point(T_LAT, V_PSEND, 8, 100);
-    run_point(T_LAT, V_PACK, 8, 100);
+    run_point(MPB_LAT, V_PSEND, 8, 100);
+    run_point(MPB_LAT, V_PACK, 8, 100);
     if (want > 1)
-        run_point(T_ALLRED, V_PACK, 8, 20);
-    for (int t = 0; t < NTESTS; t++) {
+        run_point(MPB_ALLRED, V_PACK, 8, 20);
+    for (int t = 0; t < MPB_NTESTS; t++) {
         for (int v = 0; v < NVARIANTS; v++) {
             if (!on_t[t] || !on_v[v])
                 continue;
             char name[64];
-            if (tests[t].collective && nprocs != 4)   /* not the default crowd */
-                snprintf(name, sizeof name, "%s-p%d_%s", tests[t].name, nprocs, vnames[v]);
-            else
-                snprintf(name, sizeof name, "%s_%s", tests[t].name, vnames[v]);
+            mpb_series_name(name, sizeof name, t, nprocs, vnames[v]);
             struct mpb_series s;
-            if (mpb_series_open(&s, &o, name, tests[t].unit) < 0)
+            if (mpb_series_open(&s, &o, name, mpb_tests[t].unit) < 0)
                 fail("writing the .dat file", -1);
             for (int i = 0; i < o.nsizes; i++) {
                 long n = o.sizes[i];

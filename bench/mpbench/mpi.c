@@ -10,7 +10,6 @@
  * Run with -h for the options.
  */
 #define _GNU_SOURCE
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,17 +19,9 @@
 #include "common.h"
 
 enum { TAG_CMD = 0x4d50, TAG_READY, TAG_DATA, TAG_ACK };
-enum { T_LAT, T_BW, T_BCAST, T_RED, T_ALLRED, NTESTS };
-
-static const struct {
-    const char *name, *unit;
-    int collective;
-} tests[NTESTS] = {
-    { "latency", "us, half round trip", 0 },
-    { "bandwidth", "MB/s, 1 MB = 1e6 bytes", 0 },
-    { "broadcast", "us per broadcast", 1 },
-    { "reduce", "us per reduce (sum of doubles)", 1 },
-    { "allreduce", "us per allreduce (sum of doubles)", 1 },
+/* what MPI has a counterpart of (mpb_tests, common.h) */
+static const int measured[MPB_NTESTS] = {
+    [MPB_LAT] = 1, [MPB_BW] = 1, [MPB_BCAST] = 1, [MPB_RED] = 1, [MPB_ALLRED] = 1,
 };
 
 static int window = 8;      /* -W: messages in flight before an ack */
@@ -74,22 +65,22 @@ static void slave(int test, long n, int iters)
 {
     for (int i = 0; i < iters; i++) {
         switch (test) {
-        case T_LAT:
+        case MPB_LAT:
             xrecv(0, buf, n, 0);
             xsend(0, buf, n, 0);
             break;
-        case T_BW:
-        case T_BCAST:
+        case MPB_BW:
+        case MPB_BCAST:
             xrecv(0, buf, n, 0);
             if (window_end(i, iters))
                 ctl(0, TAG_ACK);
             break;
-        case T_RED:
+        case MPB_RED:
             xsend(0, buf, n, 1);
             if ((i + 1) % window == 0 && i + 1 < iters)
                 ctl_wait(0, TAG_ACK);
             break;
-        case T_ALLRED:
+        case MPB_ALLRED:
             xsend(0, buf, n, 1);
             xrecv(0, buf, n, 1);
             break;
@@ -131,7 +122,7 @@ static void slave_main(long max)
 /* Runs iters operations with the slaves taking part; returns seconds. */
 static double run_point(int test, long n, int iters)
 {
-    int np = tests[test].collective ? nranks - 1 : 1;
+    int np = mpb_tests[test].collective ? nranks - 1 : 1;
     int cmd[4] = { test, (int)n, iters, window };
     for (int s = 1; s <= np; s++)
         CK(MPI_Send(cmd, 4, MPI_INT, s, TAG_CMD, MPI_COMM_WORLD));
@@ -140,26 +131,26 @@ static double run_point(int test, long n, int iters)
     double t0 = mpb_now();
     for (int i = 0; i < iters; i++) {
         switch (test) {
-        case T_LAT:
+        case MPB_LAT:
             xsend(1, buf, n, 0);
             xrecv(1, buf, n, 0);
             break;
-        case T_BW:
-        case T_BCAST:
+        case MPB_BW:
+        case MPB_BCAST:
             for (int s = 1; s <= np; s++)
                 xsend(s, buf, n, 0);
             if (window_end(i, iters))
                 for (int s = 1; s <= np; s++)
                     ctl_wait(s, TAG_ACK);
             break;
-        case T_RED:
-        case T_ALLRED:
+        case MPB_RED:
+        case MPB_ALLRED:
             memset(acc, 0, (size_t)n);
             for (int s = 1; s <= np; s++) {
                 xrecv(s, buf, n, 1);
                 mpb_sum_doubles(acc, buf, n);
             }
-            if (test == T_ALLRED)
+            if (test == MPB_ALLRED)
                 for (int s = 1; s <= np; s++)
                     xsend(s, acc, n, 1);
             else if ((i + 1) % window == 0 && i + 1 < iters)
@@ -174,8 +165,8 @@ static double run_point(int test, long n, int iters)
 static double value_of(int test, long n, int iters, double dt)
 {
     switch (test) {
-    case T_LAT: return dt / iters / 2 * 1e6;
-    case T_BW: return (double)n * iters / dt / 1e6;
+    case MPB_LAT: return dt / iters / 2 * 1e6;
+    case MPB_BW: return (double)n * iters / dt / 1e6;
     default: return dt / iters * 1e6;
     }
 }
@@ -195,19 +186,18 @@ static void usage(void)
  * does not measure are skipped, anything else is an error. */
 static int pick(const char *list, int *on)
 {
-    static const char *const other[] = { "roundtrip", "bibandwidth", NULL };
     char *copy = strdup(list), *save = NULL;
     int rc = 0;
     if (!copy)
         return -1;
-    memset(on, 0, sizeof *on * NTESTS);
+    memset(on, 0, sizeof *on * MPB_NTESTS);
     for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int k, all = !strcmp(t, "all"), known = all;
-        for (k = 0; k < NTESTS; k++)
-            if (all || !strcmp(t, tests[k].name))
-                on[k] = known = 1;
-        for (k = 0; other[k]; k++)
-            known |= !strcmp(t, other[k]);
+        for (k = 0; k < MPB_NTESTS; k++)
+            if (all || !strcmp(t, mpb_tests[k].name)) {
+                on[k] = measured[k];
+                known = 1;
+            }
         if (!known)
             rc = -1;
     }
@@ -218,7 +208,7 @@ static int pick(const char *list, int *on)
 int main(int argc, char **argv)
 {
     CK(MPI_Init(&argc, &argv));
-    int rank, c, on_t[NTESTS], psend = 0;
+    int rank, c, on_t[MPB_NTESTS], psend = 0;
     CK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     CK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
 
@@ -250,12 +240,9 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 2;
     }
-    long max = 8;
-    for (int i = 0; i < o.nsizes; i++)
-        max = o.sizes[i] > max ? o.sizes[i] : max;
-    if (max > INT_MAX / 2 || !(buf = calloc(1, (size_t)max + 8)) || !(acc = calloc(1, (size_t)max + 8)))
+    long max = mpb_max_size(&o);
+    if (mpb_buffers(max, &buf, &acc) < 0)
         fail("calloc", -1);
-    memset(buf, 7, (size_t)max);
     if (!o.nopin)
         mpb_pin(rank);
     if (rank) {
@@ -268,18 +255,15 @@ int main(int argc, char **argv)
            "%d timed runs per point\n",
            window, nranks, mpb_ncpus(), o.nopin ? "" : ", pinned (rank r on core r)", o.repeats);
     /* settle the connections before the first timed point */
-    run_point(T_LAT, 8, 100);
-    run_point(T_ALLRED, 8, 20);
-    for (int t = 0; t < NTESTS && psend; t++) {
+    run_point(MPB_LAT, 8, 100);
+    run_point(MPB_ALLRED, 8, 20);
+    for (int t = 0; t < MPB_NTESTS && psend; t++) {
         if (!on_t[t])
             continue;
         char name[64];
-        if (tests[t].collective && nranks != 4)   /* not the default crowd */
-            snprintf(name, sizeof name, "%s-p%d_psend", tests[t].name, nranks);
-        else
-            snprintf(name, sizeof name, "%s_psend", tests[t].name);
+        mpb_series_name(name, sizeof name, t, nranks, "psend");
         struct mpb_series s;
-        if (mpb_series_open(&s, &o, name, tests[t].unit) < 0)
+        if (mpb_series_open(&s, &o, name, mpb_tests[t].unit) < 0)
             fail("writing the .dat file", -1);
         for (int i = 0; i < o.nsizes; i++) {
             long n = o.sizes[i];

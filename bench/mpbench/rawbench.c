@@ -305,9 +305,7 @@ int main(int argc, char **argv)
     }
     if (mpb_make_sizes(&o) < 0)
         return 2;
-    long max = 8;
-    for (int i = 0; i < o.nsizes; i++)
-        max = o.sizes[i] > max ? o.sizes[i] : max;
+    long max = mpb_max_size(&o);
     if (max > (1L << 30) || !(buf = calloc(1, (size_t)max + DGRAM)))
         return 1;
     signal(SIGPIPE, SIG_IGN);

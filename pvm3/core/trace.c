@@ -24,6 +24,7 @@
 #include "lpvm.h"
 #include "pack.h"
 #include "compat.h"
+#include "tev_names.h"
 #include "trace.h"
 
 /* Before the task joins, the first traced call decides (see in()). */
@@ -41,24 +42,6 @@ static int cur_kind = -1;    /* kind of the record being built */
 static int cur_desc;         /* it is a descriptor */
 static struct pmsg *buf;     /* records not yet sent */
 
-/* Event names, in TEV_* order (<pvmtev.h>): stock's names, which its
- * decoders print and look up. */
-static const char *const names[TEV_MAX + 1] = {
-    "addhosts", "barrier", "bcast", "bufinfo", "config", "delete", "delhosts", "exit",
-    "freebuf", "getfds", "getinst", "getopt", "getrbuf", "getsbuf", "gettid", "gsize", "halt",
-    "initsend", "insert", "joingroup", "kill", "lookup", "lvgroup", "mcast", "mkbuf", "mstat",
-    "mytid", "notify", "nrecv", "parent", "perror", "pkbyte", "pkcplx", "pkdcplx", "pkdouble",
-    "pkfloat", "pkint", "pkuint", "pklong", "pkulong", "pkshort", "pkushort", "pkstr",
-    "probe", "pstat", "recv", "recvf", "send", "sendsig", "setopt", "setrbuf", "setsbuf",
-    "spawn", "start_pvmd", "tasks", "tickle", "tidtohost", "trecv", "upkbyte", "upkcplx",
-    "upkdcplx", "upkdouble", "upkfloat", "upkint", "upkuint", "upklong", "upkulong",
-    "upkshort", "upkushort", "upkstr", "version", "reg_hoster", "reg_rm", "reg_tasker",
-    "reg_tracer", "newtask", "endtask", "spntask", "archcode", "catchout", "getmwid",
-    "gettmask", "hostsync", "packf", "precv", "psend", "reduce", "setmwid", "settmask",
-    "unpackf", "gather", "scatter", "putinfo", "getinfo", "delinfo", "getmboxinfo",
-    "newcontext", "freecontext", "setcontext", "getcontext", "siblings", "getminfo",
-    "setminfo", "addmhf", "delmhf", "mhf_invoke", "timing", "profiling", "user_defined",
-};
 
 /* Traced at all: a tracer that is not this task (stock's rule). */
 static int traced(void)
@@ -212,7 +195,7 @@ int pvmi_tev_begin(int kind, int entry_exit)
     put_int(cur_desc ? TEV_MARK_EVENT_DESC : TEV_MARK_EVENT_RECORD);
     put_int(kind | entry_exit);
     if (cur_desc)
-        pvmi_codec_xdr.pkstr(buf, names[kind]);
+        pvmi_codec_xdr.pkstr(buf, tev_names[kind]);
     pvmi_tev_int(TEV_DID_TS, (int)now.tv_sec);
     pvmi_tev_int(TEV_DID_TU, (int)now.tv_usec);
     pvmi_tev_int(TEV_DID_TID, pvmi.tid);
@@ -273,7 +256,7 @@ static void summary(void)
     for (int k = 0; k <= TEV_MAX; k++) {
         if (tstat[k].count <= 0)
             continue;
-        which[n] = names[k];
+        which[n] = tev_names[k];
         secs[n] = (int)tstat[k].total.tv_sec;
         usecs[n] = (int)tstat[k].total.tv_usec;
         counts[n++] = tstat[k].count;
@@ -287,7 +270,7 @@ static void summary(void)
     cur_desc = 1;
     put_int(TEV_MARK_EVENT_DESC);
     put_int(kind);   /* stock sends these without an entry/exit bit */
-    pvmi_codec_xdr.pkstr(buf, names[kind]);
+    pvmi_codec_xdr.pkstr(buf, tev_names[kind]);
     pvmi_tev_int(TEV_DID_TS, (int)now.tv_sec);
     pvmi_tev_int(TEV_DID_TU, (int)now.tv_usec);
     pvmi_tev_int(TEV_DID_TID, pvmi.tid);

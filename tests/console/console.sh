@@ -22,14 +22,7 @@ STOCK=$(command -v pvm || echo /usr/bin/pvm)
 [ -x "$STOCK" ] || { echo "no stock pvm console"; exit 77; }
 [ -x /usr/bin/hello.pvm ] || { echo "no pvm-examples"; exit 77; }
 command -v stdbuf >/dev/null || { echo "no stdbuf"; exit 77; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/pvmcons.XXXXXX")
-vm_cleanup() {
-    [ -n "$CONS_PID" ] && kill "$CONS_PID" 2>/dev/null
-    [ -n "${KEEP:-}" ] || rm -rf "$W"
-}
-trap 'vm_stop; vm_cleanup' EXIT
-rc=0
-fail() { echo "FAIL: $*"; rc=1; }
+cons_test pvmcons
 # /bin/sleep under a name of our own, so its processes can be counted
 cp /bin/sleep "$W/sleeper"
 
@@ -87,7 +80,7 @@ script "$W/am.out" "$CONSOLE"
 mv "$W/job.trc" "$W/am.trc"
 # the trace files: records per event kind (times and tids differ)
 for c in stock am; do
-    sed -n 's/^\("[a-z_0-9]*([0-9.]*)"\) {.*/\1/p' "$W/$c.trc" | sort | uniq -c > "$W/$c.trck"
+    trc_kinds < "$W/$c.trc" > "$W/$c.trck"
 done
 if [ "$(wc -l < "$W/stock.trck")" -lt 5 ]; then
     fail "the stock console's trace file has only $(wc -l < "$W/stock.trck") kinds"

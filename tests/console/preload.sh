@@ -12,8 +12,7 @@
 set -u
 . "$top_srcdir/tests/lib/pvmvm.sh"
 . "$top_srcdir/tests/console/lib.sh"
-tarball=/usr/share/doc/pvm-examples/examples.tar.gz
-[ -x /usr/bin/timing ] && [ -f "$tarball" ] || { echo "no pvm-examples"; exit 77; }
+[ -x /usr/bin/timing ] && [ -f "$PVM_EXAMPLES" ] || { echo "no pvm-examples"; exit 77; }
 command -v stdbuf >/dev/null || { echo "no stdbuf"; exit 77; }
 case " ${CFLAGS:-} " in *-fsanitize=*)
     # an instrumented library cannot be preloaded into uninstrumented programs
@@ -24,19 +23,10 @@ CONSOLE=$top_builddir/console/pvmam
 PVMAM_PRELOAD_LIB=$top_builddir/.libs/libpvm3am.so.0
 export PVMAM_PRELOAD_LIB
 [ -r "$PVMAM_PRELOAD_LIB" ] || { echo "no $PVMAM_PRELOAD_LIB (shared library not built)"; exit 77; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/pvmpre.XXXXXX")
-vm_cleanup() {
-    [ -n "$CONS_PID" ] && kill "$CONS_PID" 2>/dev/null
-    [ -n "${KEEP:-}" ] || rm -rf "$W"
-}
-trap 'vm_stop; vm_cleanup' EXIT
-rc=0
-fail() { echo "FAIL: $*"; rc=1; }
+cons_test pvmpre
 norm() { sed -e 's/t[0-9a-f]\{5,8\}/tX/g' -e 's/[0-9][0-9]*\.[0-9]*/F/g' -e 's/[0-9][0-9]*/N/g' \
              -e 's/  */ /g' -e '/^libpvm3am\[/d'; }
-tar xzf "$tarball" -C "$W" || exit 99
-${CC:-cc} -w ${CFLAGS:-} -o "$W/slave1.am" "$W/examples/slave1.c" ${LDFLAGS:-} \
-    -L"$top_builddir/.libs" -lpvm3am -Wl,-rpath,"$top_builddir/.libs" || exit 99
+examples_am slave1 || exit 99
 
 # run NAME SLAVE-FILE PRELOAD(yes/no) MASTER
 run() {

@@ -17,72 +17,36 @@
 set -u
 . "$top_srcdir/tests/lib/pvmvm.sh"
 . "$top_srcdir/tests/console/lib.sh"
-tarball=/usr/share/doc/pvm-examples/examples.tar.gz
-[ -x /usr/bin/master1 ] && [ -f "$tarball" ] || { echo "no pvm-examples"; exit 77; }
+[ -x /usr/bin/master1 ] && [ -f "$PVM_EXAMPLES" ] || { echo "no pvm-examples"; exit 77; }
 command -v pvm >/dev/null && command -v stdbuf >/dev/null || { echo "no stock console"; exit 77; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/pvmtrc.XXXXXX")
-vm_cleanup() {
-    [ -n "$CONS_PID" ] && kill "$CONS_PID" 2>/dev/null
-    [ -n "${KEEP:-}" ] || rm -rf "$W"
-}
-trap 'vm_stop; vm_cleanup' EXIT
-rc=0
-fail() { echo "FAIL: $*"; rc=1; }
-tar xzf "$tarball" -C "$W" || exit 99
-for p in master1 slave1; do
-    ${CC:-cc} -w ${CFLAGS:-} -o "$W/$p.am" "$W/examples/$p.c" ${LDFLAGS:-} \
-        -L"$top_builddir/.libs" -lpvm3am -Wl,-rpath,"$top_builddir/.libs" || exit 99
-done
+cons_test pvmtrc
+examples_am master1 slave1 || exit 99
 
 # run NAME MASTER SLAVE [TRANSPORT]: the console's transcript in $W/NAME.out
 run() {
-    if [ -n "${4:-}" ]; then PVMAM_TRANSPORT=$4; export PVMAM_TRANSPORT
-    else unset PVMAM_TRANSPORT; fi
+    am_transport "${4:-}"
     vm_start || exit 99
     cp "$3" "$VM_BIN/slave1"
-    cons_start "$W/$1.out" pvm || exit 99
-    cons_cmd "trace *" || fail "$1: trace"
-    cons_cmd "spawn -@ -> $2" || fail "$1: spawn"
-    cons_wait "^\[1\] finished" 30 || fail "$1: the job did not finish"
-    printf 'halt\n' >&3
-    cons_stop
+    trace_job "$1" "$2" 30
     vm_stop
-}
-# Event kinds and counts: records as the console prints them.
-kinds() {
-    sed -n 's/^\[T1:t[0-9a-f]*\] \("[a-z_0-9]*([0-9.]*)"\) {.*/\1/p' "$W/$1.out" |
-        sort | uniq -c > "$W/$1.kinds"
-}
-# Descriptors: event name and its fields, one line each.
-descs() {
-    sed 's/^\[T1:t[0-9a-f]*\] //' "$W/$1.out" | awk '
-        /^#[0-9]+: /  { name = $2; f = ""; on = 1; next }
-        on && /^\t[a-z]/ { gsub(/\t/, ""); f = f " " $0; next }
-        on && /^};;/  { print name ":" f; on = 0 }' | sort -u > "$W/$1.descs"
 }
 
 run stock /usr/bin/master1 /usr/bin/slave1
-kinds stock
-descs stock
+cons_records stock
 n=$(wc -l < "$W/stock.kinds")
 echo "stock: $n kinds of events"
 [ "$n" -ge 30 ] || fail "stock shows only $n kinds (a console or pvmd problem?)"
 for t in off shm tcp udp; do
     run "am-$t" "$W/master1.am" "$W/slave1.am" "$t"
-    kinds "am-$t"
-    descs "am-$t"
+    cons_records "am-$t"
     echo "am-$t: $(wc -l < "$W/am-$t.kinds") kinds of events"
-    diff "$W/stock.kinds" "$W/am-$t.kinds" > "$W/am-$t.kdiff" ||
-        { fail "am-$t: event counts differ from stock (< stock, > ours)"; cat "$W/am-$t.kdiff"; }
-    diff "$W/stock.descs" "$W/am-$t.descs" > "$W/am-$t.ddiff" ||
-        { fail "am-$t: descriptors differ from stock"; cat "$W/am-$t.ddiff"; }
+    vs_stock stock "am-$t"
 done
 
 # ---- stock tracer and trcsort --------------------------------------------
 # trc NAME MASTER SLAVE [TRANSPORT]: tracer's file in $W/NAME.trc
 trc() {
-    if [ -n "${4:-}" ]; then PVMAM_TRANSPORT=$4; export PVMAM_TRANSPORT
-    else unset PVMAM_TRANSPORT; fi
+    am_transport "${4:-}"
     vm_start || exit 99
     cp "$3" "$VM_BIN/slave1"
     rm -f "$W/tin"; mkfifo "$W/tin"
@@ -110,16 +74,14 @@ trc() {
     cons_stop
     vm_stop
 }
-tkinds() {
-    sed -n 's/^\("[a-z_0-9]*([0-9.]*)"\) {.*/\1/p' "$W/$1.trc" | sort | uniq -c > "$W/$1.tkinds"
-    awk '/^#[0-9]+: / { name = $2; f = ""; on = 1; next }
-        on && /^\t[a-z]/ { gsub(/\t/, ""); f = f " " $0; next }
-        on && /^};;/  { print name ":" f; on = 0 }' "$W/$1.trc" | sort -u > "$W/$1.tdescs"
+tkinds() {  # NAME: from the tracer's file, $W/NAME.kinds and .descs
+    trc_kinds < "$W/$1.trc" > "$W/$1.kinds"
+    trc_descs < "$W/$1.trc" > "$W/$1.descs"
 }
 sorted() {  # NAME: trcsort's exit status, and the record kinds it wrote
     (cd "$W" && rm -rf tmpsort.* && timeout 30 trcsort "$1.trc" > "$1.sorted" 2> "$1.serr")
     echo $? > "$W/$1.src"
-    sed -n 's/^\("[a-z_0-9]*([0-9.]*)"\) {.*/\1/p' "$W/$1.sorted" | sort | uniq -c >> "$W/$1.src"
+    trc_kinds < "$W/$1.sorted" >> "$W/$1.src"
 }
 if [ "${TRACE_TOOLS:-yes}" = no ]; then
     echo "tracer/trcsort: skipped (TRACE_TOOLS=no)"
@@ -128,20 +90,17 @@ elif ! command -v tracer >/dev/null || ! command -v trcsort >/dev/null || ! comm
 else
     trc tstock /usr/bin/master1 /usr/bin/slave1
     tkinds tstock
-    n=$(wc -l < "$W/tstock.tkinds")
+    n=$(wc -l < "$W/tstock.kinds")
     [ "$n" -ge 10 ] || fail "tracer: stock's trace file has only $n kinds"
     sorted tstock
     for t in off shm; do
         trc "tam-$t" "$W/master1.am" "$W/slave1.am" "$t"
         tkinds "tam-$t"
-        diff "$W/tstock.tkinds" "$W/tam-$t.tkinds" ||
-            fail "tracer, am-$t: event counts differ from stock (< stock, > ours)"
-        diff "$W/tstock.tdescs" "$W/tam-$t.tdescs" ||
-            fail "tracer, am-$t: descriptors differ from stock"
+        vs_stock tstock "tam-$t"
         sorted "tam-$t"
         diff "$W/tstock.src" "$W/tam-$t.src" ||
             fail "trcsort, am-$t: treats our trace file otherwise than stock's (< stock)"
-        echo "tracer, am-$t: $(wc -l < "$W/tam-$t.tkinds") kinds, as stock"
+        echo "tracer, am-$t: $(wc -l < "$W/tam-$t.kinds") kinds, as stock"
     done
     if [ "$(head -1 "$W/tstock.src")" = 0 ]; then
         echo "trcsort: accepts stock's and our trace files alike"

@@ -13,59 +13,28 @@ set -u
 . "$top_srcdir/tests/console/lib.sh"
 command -v pvm >/dev/null && command -v stdbuf >/dev/null || { echo "no stock console"; exit 77; }
 [ -x "${PVMGS:-/usr/bin/pvmgs}" ] || { echo "no pvmgs"; exit 77; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/pvmtrc.XXXXXX")
-vm_cleanup() {
-    [ -n "$CONS_PID" ] && kill "$CONS_PID" 2>/dev/null
-    [ -n "${KEEP:-}" ] || rm -rf "$W"
-}
-trap 'vm_stop; vm_cleanup' EXIT
-rc=0
-fail() { echo "FAIL: $*"; rc=1; }
-src=$top_srcdir/tests/console/trcjob.c
-${CC:-cc} -w ${CFLAGS:-} -o "$W/trcjob.stock" "$src" -lgpvm3 -lpvm3 || exit 99
-${CC:-cc} -w ${CFLAGS:-} -o "$W/trcjob.am" "$src" ${LDFLAGS:-} \
-    -L"$top_builddir/.libs" -lpvm3am -Wl,-rpath,"$top_builddir/.libs" || exit 99
+cons_test pvmtrc
+trcjob_build || exit 99
 
 # run NAME PROGRAM [TRANSPORT]: the console's transcript in $W/NAME.out
 run() {
-    if [ -n "${3:-}" ]; then PVMAM_TRANSPORT=$3; export PVMAM_TRANSPORT
-    else unset PVMAM_TRANSPORT; fi
+    am_transport "${3:-}"
     vm_start || exit 99
     cp "$2" "$VM_BIN/trcjob"
     ln -s "${PVMGS:-/usr/bin/pvmgs}" "$VM_BIN/pvmgs"
-    cons_start "$W/$1.out" pvm || exit 99
-    cons_cmd "trace *" || fail "$1: trace"
-    cons_cmd "spawn -@ -> trcjob" || fail "$1: spawn"
-    cons_wait "^\[1\] finished" 60 || fail "$1: the job did not finish"
-    printf 'halt\n' >&3
-    cons_stop
+    trace_job "$1" "trcjob" 60
     vm_stop
-}
-kinds() {
-    sed -n 's/^\[T1:t[0-9a-f]*\] \("[a-z_0-9]*([0-9.]*)"\) {.*/\1/p' "$W/$1.out" |
-        sort | uniq -c > "$W/$1.kinds"
-}
-descs() {
-    sed 's/^\[T1:t[0-9a-f]*\] //' "$W/$1.out" | awk '
-        /^#[0-9]+: /  { name = $2; f = ""; on = 1; next }
-        on && /^\t[a-z]/ { gsub(/\t/, ""); f = f " " $0; next }
-        on && /^};;/  { print name ":" f; on = 0 }' | sort -u > "$W/$1.descs"
 }
 
 run stock "$W/trcjob.stock"
-kinds stock
-descs stock
+cons_records stock
 n=$(wc -l < "$W/stock.kinds")
 echo "stock: $n kinds of events"
 [ "$n" -ge 100 ] || fail "stock shows only $n kinds (a console, pvmd or pvmgs problem?)"
 for t in off shm tcp udp; do
     run "am-$t" "$W/trcjob.am" "$t"
-    kinds "am-$t"
-    descs "am-$t"
+    cons_records "am-$t"
     echo "am-$t: $(wc -l < "$W/am-$t.kinds") kinds of events"
-    diff "$W/stock.kinds" "$W/am-$t.kinds" > "$W/am-$t.kdiff" ||
-        { fail "am-$t: event counts differ from stock (< stock, > ours)"; cat "$W/am-$t.kdiff"; }
-    diff "$W/stock.descs" "$W/am-$t.descs" > "$W/am-$t.ddiff" ||
-        { fail "am-$t: descriptors differ from stock"; cat "$W/am-$t.ddiff"; }
+    vs_stock stock "am-$t"
 done
 exit $rc

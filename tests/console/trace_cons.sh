@@ -15,33 +15,17 @@ set -u
 . "$top_srcdir/tests/lib/pvmvm.sh"
 . "$top_srcdir/tests/console/lib.sh"
 CONSOLE=$top_builddir/console/pvmam
-tarball=/usr/share/doc/pvm-examples/examples.tar.gz
-[ -x /usr/bin/master1 ] && [ -f "$tarball" ] || { echo "no pvm-examples"; exit 77; }
+[ -x /usr/bin/master1 ] && [ -f "$PVM_EXAMPLES" ] || { echo "no pvm-examples"; exit 77; }
 command -v pvm >/dev/null && command -v stdbuf >/dev/null || { echo "no stock console"; exit 77; }
 [ -x "${PVMGS:-/usr/bin/pvmgs}" ] || { echo "no pvmgs"; exit 77; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/pvmtrc.XXXXXX")
-vm_cleanup() {
-    [ -n "$CONS_PID" ] && kill "$CONS_PID" 2>/dev/null
-    [ -n "${KEEP:-}" ] || rm -rf "$W"
-}
-trap 'vm_stop; vm_cleanup' EXIT
-rc=0
-fail() { echo "FAIL: $*"; rc=1; }
-tar xzf "$tarball" -C "$W" || exit 99
-for p in master1 slave1; do
-    ${CC:-cc} -w ${CFLAGS:-} -o "$W/$p.am" "$W/examples/$p.c" ${LDFLAGS:-} \
-        -L"$top_builddir/.libs" -lpvm3am -Wl,-rpath,"$top_builddir/.libs" || exit 99
-done
-src=$top_srcdir/tests/console/trcjob.c
-${CC:-cc} -w ${CFLAGS:-} -o "$W/trcjob.stock" "$src" -lgpvm3 -lpvm3 || exit 99
-${CC:-cc} -w ${CFLAGS:-} -o "$W/trcjob.am" "$src" ${LDFLAGS:-} \
-    -L"$top_builddir/.libs" -lpvm3am -Wl,-rpath,"$top_builddir/.libs" || exit 99
+cons_test pvmtrc
+examples_am master1 slave1 || exit 99
+trcjob_build || exit 99
 
 # run NAME CONSOLE MASTER SLAVE [TRANSPORT]: the transcript in $W/NAME.out,
 # the second job's trace file $W/NAME.trc
 run() {
-    if [ -n "${5:-}" ]; then PVMAM_TRANSPORT=$5; export PVMAM_TRANSPORT
-    else unset PVMAM_TRANSPORT; fi
+    am_transport "${5:-}"
     vm_start || exit 99
     cp "$4" "$VM_BIN/slave1"
     cp "$3" "$VM_BIN/trcjob"
@@ -66,23 +50,13 @@ lines() {
     trc) cat "$W/$1.trc" ;;
     esac
 }
-kinds() {
-    lines "$1" "$2" | sed -n 's/^\("[a-z_0-9]*([0-9.]*)"\) {.*/\1/p' | sort | uniq -c > "$W/$1.$2.kinds"
-}
-descs() {
-    lines "$1" "$2" | awk '
-        /^#[0-9]+: /  { name = $2; f = ""; on = 1; next }
-        on && /^\t[a-z]/ { gsub(/\t/, ""); f = f " " $0; next }
-        on && /^};;/  { print name ":" f; on = 0 }' | sort -u > "$W/$1.$2.descs"
-}
+kinds() { lines "$1" "$2" | trc_kinds > "$W/$1.$2.kinds"; }
+descs() { lines "$1" "$2" | trc_descs > "$W/$1.$2.descs"; }
 compare() {  # BASE NAME
     for w in out trc; do
         kinds "$2" $w
         descs "$2" $w
-        diff "$W/$1.$w.kinds" "$W/$2.$w.kinds" > "$W/$2.$w.kdiff" ||
-            { fail "$2 ($w): event counts differ from stock (< stock, > pvmam)"; cat "$W/$2.$w.kdiff"; }
-        diff "$W/$1.$w.descs" "$W/$2.$w.descs" > "$W/$2.$w.ddiff" ||
-            { fail "$2 ($w): descriptors differ from stock"; cat "$W/$2.$w.ddiff"; }
+        vs_stock "$1.$w" "$2.$w"
     done
     echo "$2: $(wc -l < "$W/$2.out.kinds") kinds on the console, $(wc -l < "$W/$2.trc.kinds") in the file"
 }

@@ -58,46 +58,80 @@
 
 static double val(int seed, int i) { return seed * 0.5 + i * 1.25 + (i % 7) * 1e-3; }
 
-static double sum_of(int seed)
+/* One result of round r from src, unpacked into res[n]: it must name a
+ * child of the round (seed = r * nkids + child) not heard from yet, be that
+ * child's, and be whole.  0 if so, 1 (said on stderr) if not; got[] marks
+ * the children heard from.  what: "" or "fan-in " for the messages. */
+static int check_result(const char *what, int r, int src, const int *tids, int nkids, int *got,
+                        double *res, int n)
 {
-    double s = 0;
-    for (int i = 0; i < NDBL; i++)
-        s += val(seed, i);
-    return s;
+    int seed = -1;
+    if (pvm_upkint(&seed, 1, 1) < 0 || pvm_upkdouble(res, n, 1) < 0 || seed < 0 ||
+        seed / nkids != r || src != tids[seed % nkids] || got[seed % nkids]) {
+        fprintf(stderr, "exitloss: %sround %d: bad result from t%x (seed %d)\n", what, r, src,
+                seed);
+        return 1;
+    }
+    got[seed % nkids] = 1;
+    double s = 0, want = 0;
+    for (int i = 0; i < n; i++) {
+        s += res[i];
+        want += val(seed, i);
+    }
+    if (s != want) {
+        fprintf(stderr, "exitloss: %sround %d: damaged result from t%x\n", what, r, src);
+        return 1;
+    }
+    return 0;
+}
+
+/* A child's job (round, child) from its parent; 0, or -1 (said) if none
+ * came within 60 s. */
+static int get_job(const char *who, int job[2])
+{
+    struct timeval tv = { 60, 0 };
+    if (pvm_trecv(pvm_parent(), TAG_JOB, &tv) <= 0 || pvm_upkint(job, 2, 1) < 0) {
+        fprintf(stderr, "exitloss %s t%x: no job\n", who, pvm_mytid());
+        return -1;
+    }
+    return 0;
+}
+
+/* A child's last steps: its lines of output (25 bytes each), its result
+ * (seed, then n values into res, which must outlive the send under
+ * PvmDataInPlace) and at once pvm_exit: what was sent must still arrive. */
+static int finish(int round, int me, int lines, int seed, double *res, int n, int enc)
+{
+    for (int i = 0; i < lines; i++)
+        printf("r%6d c%d l%5d .....\n", round, me, i);
+    fflush(stdout);
+    for (int i = 0; i < n; i++)
+        res[i] = val(seed, i);
+    pvm_initsend(enc);
+    pvm_pkint(&seed, 1, 1);
+    pvm_pkdouble(res, n, 1);
+    pvm_send(pvm_parent(), TAG_RES);
+    pvm_exit();
+    return 0;
 }
 
 static int child(void)
 {
-    static double res[NDBL];   /* PvmDataInPlace: must outlive the send */
-    int parent = pvm_parent(), job[2];
-    struct timeval tv = { 60, 0 };
-    if (pvm_trecv(parent, TAG_JOB, &tv) <= 0 || pvm_upkint(job, 2, 1) < 0) {
-        fprintf(stderr, "exitloss child t%x: no job\n", pvm_mytid());
+    static double res[NDBL];
+    int job[2];
+    if (get_job("child", job) < 0) {
         pvm_exit();
         return 1;
     }
-    for (int i = 0; i < NLINES; i++)
-        printf("r%6d c%d l%5d .....\n", job[0], job[1], i);   /* 25 bytes */
-    fflush(stdout);
-    int seed = job[0] * NCHILD + job[1];
-    for (int i = 0; i < NDBL; i++)
-        res[i] = val(seed, i);
-    pvm_initsend(PvmDataInPlace);
-    pvm_pkint(&seed, 1, 1);
-    pvm_pkdouble(res, NDBL, 1);
-    pvm_send(parent, TAG_RES);
-    pvm_exit();   /* at once: what was sent must still arrive */
-    return 0;
+    return finish(job[0], job[1], NLINES, job[0] * NCHILD + job[1], res, NDBL, PvmDataInPlace);
 }
 
 /* A fan-in child: answer the job, print, send the result, exit at once. */
 static int fan_child(void)
 {
-    static double res[FAN_DBL];   /* PvmDataInPlace: must outlive the send */
+    static double res[FAN_DBL];
     int parent = pvm_parent(), job[2];
-    struct timeval tv = { 60, 0 };
-    if (pvm_trecv(parent, TAG_JOB, &tv) <= 0 || pvm_upkint(job, 2, 1) < 0) {
-        fprintf(stderr, "exitloss fan-in child t%x: no job\n", pvm_mytid());
+    if (get_job("fan-in child", job) < 0) {
         pvm_exit();
         return 1;
     }
@@ -109,26 +143,8 @@ static int fan_child(void)
     pvm_initsend(PvmDataDefault);
     pvm_pkint(&me, 1, 1);
     pvm_send(parent, TAG_ACK);
-    for (int i = 0; i < FAN_LINES; i++)
-        printf("r%6d c%d l%5d .....\n", job[0], me, i);
-    fflush(stdout);
-    int seed = job[0] * NFAN + me;
-    for (int i = 0; i < FAN_DBL; i++)
-        res[i] = val(seed, i);
-    pvm_initsend(me % 2 ? PvmDataDefault : PvmDataInPlace);
-    pvm_pkint(&seed, 1, 1);
-    pvm_pkdouble(res, FAN_DBL, 1);
-    pvm_send(parent, TAG_RES);
-    pvm_exit();   /* at once: what was sent must still arrive */
-    return 0;
-}
-
-static double fan_sum(int seed)
-{
-    double s = 0;
-    for (int i = 0; i < FAN_DBL; i++)
-        s += val(seed, i);
-    return s;
+    return finish(job[0], me, FAN_LINES, job[0] * NFAN + me, res, FAN_DBL,
+                  me % 2 ? PvmDataDefault : PvmDataInPlace);
 }
 
 /* One fan-in round; the number of results lost or damaged. */
@@ -169,23 +185,9 @@ static int fan_round(const char *self, int r, int wait_s)
                 }
             return lost + bad;
         }
-        int seed = -1, len, tag, src;
+        int len, tag, src;
         pvm_bufinfo(b, &len, &tag, &src);
-        if (pvm_upkint(&seed, 1, 1) < 0 || pvm_upkdouble(res, FAN_DBL, 1) < 0 || seed < 0 ||
-            seed / NFAN != r || src != tids[seed % NFAN] || got[seed % NFAN]) {
-            fprintf(stderr, "exitloss: fan-in round %d: bad result from t%x (seed %d)\n", r,
-                    src, seed);
-            bad++;
-            continue;
-        }
-        double s = 0;
-        for (int i = 0; i < FAN_DBL; i++)
-            s += res[i];
-        if (s != fan_sum(seed)) {
-            fprintf(stderr, "exitloss: fan-in round %d: damaged result from t%x\n", r, src);
-            bad++;
-        }
-        got[seed % NFAN] = 1;
+        bad += check_result("fan-in ", r, src, tids, NFAN, got, res, FAN_DBL);
     }
     return bad;
 }
@@ -281,24 +283,9 @@ static int round_(const char *self, int r, int wait_s)
                             tids[i]);
             return NCHILD - k;
         }
-        int seed = -1, len, tag, src;
+        int len, tag, src;
         pvm_bufinfo(b, &len, &tag, &src);
-        if (pvm_upkint(&seed, 1, 1) < 0 || pvm_upkdouble(res, NDBL, 1) < 0 || seed < 0 ||
-            seed % NCHILD >= NCHILD || seed / NCHILD != r || src != tids[seed % NCHILD] ||
-            got[seed % NCHILD]) {
-            fprintf(stderr, "exitloss: round %d: bad result from t%x (seed %d)\n", r, src,
-                    seed);
-            bad++;
-            continue;
-        }
-        double s = 0;
-        for (int i = 0; i < NDBL; i++)
-            s += res[i];
-        if (s != sum_of(seed)) {
-            fprintf(stderr, "exitloss: round %d: damaged result from t%x\n", r, src);
-            bad++;
-        }
-        got[seed % NCHILD] = 1;
+        bad += check_result("", r, src, tids, NCHILD, got, res, NDBL);
     }
     return bad;
 }

@@ -1,6 +1,7 @@
 /*
  * selfstat.h - what a test task reads about itself from /proc: its open
- * descriptors and its resident memory (churn.c, scale.c).
+ * descriptors and its resident memory (churn.c, scale.c,
+ * tests/torture/runner.c).
  */
 #ifndef SELFSTAT_H
 #define SELFSTAT_H

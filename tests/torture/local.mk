@@ -2,7 +2,8 @@
 # one program, built against libpvm3am and stock libpvm3 (-no-install: the
 # pvmd spawns the binary itself, it finds libpvm3am.so by rpath).
 TORTURE_SRC = tests/torture/torture.c tests/torture/torture.h tests/torture/shape.c \
-	tests/torture/shape.h tests/torture/worker.c tests/torture/runner.c tests/torture/halt.c
+	tests/torture/shape.h tests/torture/worker.c tests/torture/runner.c tests/torture/halt.c \
+	tests/integration/selfstat.h
 check_PROGRAMS += tests/torture/torture_am tests/torture/torture_stock
 tests_torture_torture_am_SOURCES = $(TORTURE_SRC)
 tests_torture_torture_am_CPPFLAGS =

@@ -18,6 +18,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 #include <pvm3.h>
+#include "../integration/selfstat.h"
 #include "shape.h"
 #include "torture.h"
 
@@ -28,17 +29,6 @@ struct opts {
     const char *seeds;   /* a comma list instead of from.. */
     double minutes;
 };
-
-static int count_fds(void)
-{
-    DIR *d = opendir("/proc/self/fd");
-    int n = 0;
-    for (struct dirent *e; d && (e = readdir(d));)
-        n += e->d_name[0] != '.';
-    if (d)
-        closedir(d);
-    return n - 1;
-}
 
 /* Every task but us: kill it, by the pvmd then by pid; 0 if none was left. */
 static int clean_tasks(int mytid, char *why, size_t size)
@@ -235,7 +225,7 @@ judge:;
     }
     if (nleft < 0)
         add(&r, "could not clean up tasks:%s\n", left);
-    int fd1 = count_fds();
+    int fd1 = selfstat_fds();
     if (fd1 > fd0 + 4 && !bad) {   /* slack: the runner's own AM interfaces */
         add(&r, "the runner's descriptors grew: %d -> %d\n", fd0, fd1);
         bad = 1;
@@ -272,7 +262,7 @@ int torture_runner(int argc, char **argv)
     int mytid = pvm_mytid();
     if (mytid < 0)
         return 1;
-    int fd0 = count_fds(), failed = 0;
+    int fd0 = selfstat_fds(), failed = 0;
     long n = 0;
     double t0 = now_s();
     const char *list = o.seeds;
