@@ -101,7 +101,7 @@ am_interface_t *pvmx_ifc_of(const char *addr)
 am_interface_t *pvmx_ifc_next(const struct pvmx_peer *p, int *i, char *addr)
 {
     char list[PVMX_NIFC][AM_ADDR_MAX];
-    int n = pvmx_addrs_split(p->addr, list, PVMX_NIFC);
+    int n = pvmx_addrs_split(pvmx_peer_addr(p), list, PVMX_NIFC);
     for (; n > 0 && *i < pvmx.nifc; ++*i) {
         const char *mine = am_transport_name(pvmx.ifc[*i]);
         for (int k = 0; k < n; k++) {

@@ -137,7 +137,7 @@ static int connect_all(int me, long long deadline)
         if (!pvmx_link_tx(p) && p->link != PVMX_STOCK) {
             if (p->link == PVMX_UNKNOWN)
                 pvmx_link_set(p, PVMX_KNOWN);
-            snprintf(p->addr, sizeof p->addr, "%s", st.table[i].addr);
+            pvmx_peer_set_addr(p, st.table[i].addr);
             pvmx_link_connect(p);
         }
     }

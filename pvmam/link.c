@@ -75,10 +75,12 @@ static int lookup(struct pvmx_peer *p)
         return 0;
     p->watch_wid = 0;
     if (rc > 0) {
-        char list[PVMX_NIFC][AM_ADDR_MAX];
-        rc = pvmx_ctrl_unpack(m, NULL, 0, p->addr, sizeof p->addr);
-        if (rc >= 0 && pvmx_addrs_split(p->addr, list, PVMX_NIFC) < 0)
+        char list[PVMX_NIFC][AM_ADDR_MAX], got[PVMX_ADDRS_MAX];
+        rc = pvmx_ctrl_unpack(m, NULL, 0, got, sizeof got);
+        if (rc >= 0 && pvmx_addrs_split(got, list, PVMX_NIFC) < 0)
             rc = PvmBadMsg;   /* not an address list: no AM link to it */
+        if (rc >= 0)
+            rc = pvmx_peer_set_addr(p, got);
         pmsg_free(m);
     }
     return rc < 0 ? rc : 1;
@@ -231,10 +233,10 @@ static void link_accept(struct pvmx_peer *p)
     if (p->link != PVMX_KNOWN || p->ep)
         return;
     /* its CONN named the transport it chose: one we published */
-    p->ifc = pvmx_ifc_of(p->addr);
+    p->ifc = pvmx_ifc_of(pvmx_peer_addr(p));
     int rc = p->ifc ? am_allocate_task(p->ifc, &p->ep) : AM_ERR_BADADDR;
     if (rc >= 0)
-        rc = am_accept_task(p->ifc, p->ep, p->addr);
+        rc = am_accept_task(p->ifc, p->ep, pvmx_peer_addr(p));
     if (rc >= 0)
         rc = am_insert_task(p->ifc, p->ep, p->tid);
     if (rc < 0) {
@@ -245,7 +247,7 @@ static void link_accept(struct pvmx_peer *p)
     pvmx_link_set(p, PVMX_L_ACCEPTED);
     defer(&p->need_switch);   /* sent from a safe point: we may be mid-input */
     p->need_watch = 1;
-    pvmx_log("accepted t%x at %s", p->tid, p->addr);
+    pvmx_log("accepted t%x at %s", p->tid, pvmx_peer_addr(p));
 }
 
 void pvmx_link_consider(struct pvmx_peer *p)
@@ -330,7 +332,7 @@ int pvmx_ctrl_filter(struct pmsg *m)
         return 1;
     }
     int with_addr = m->tag == PVMAM_TAG_REQ || m->tag == PVMAM_TAG_CONN;
-    char addr[sizeof p->addr];
+    char addr[PVMX_ADDRS_MAX];
     if (pvmx_ctrl_parse(m, addr, sizeof addr) < 0) {
         pvmx_log("malformed control message from t%x dropped", m->src);
         if (m->tag == PVMAM_TAG_CONN)
@@ -339,7 +341,13 @@ int pvmx_ctrl_filter(struct pmsg *m)
         return 1;
     }
     if (with_addr && !p->ep && !pvmx_link_dead(p)) {   /* no link under way: take the address */
-        strcpy(p->addr, addr);
+        if (pvmx_peer_set_addr(p, addr) < 0) {
+            pvmx_log("no memory for t%x's address: its control message dropped", m->src);
+            if (m->tag == PVMAM_TAG_CONN)
+                defer(&p->need_nak);
+            pmsg_free(m);
+            return 1;
+        }
         pvmx_link_set(p, PVMX_KNOWN);
     }
     switch (m->tag) {

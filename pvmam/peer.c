@@ -79,8 +79,10 @@ struct pvmx_peer *pvmx_peer_at(int i) { return i >= 0 && i < npeer ? list[i] : N
 
 void pvmx_peers_free(void)
 {
-    for (int k = 0; k < npeer; k++)
+    for (int k = 0; k < npeer; k++) {
+        free(list[k]->addr);
         free(list[k]);
+    }
     free(list);
     free(slot);
     last = NULL;
@@ -89,3 +91,15 @@ void pvmx_peers_free(void)
     npeer = cap = 0;
     nslot = 0;
 }
+
+int pvmx_peer_set_addr(struct pvmx_peer *p, const char *s)
+{
+    char *c = strdup(s);
+    if (!c)
+        return PvmNoMem;
+    free(p->addr);
+    p->addr = c;
+    return 0;
+}
+
+const char *pvmx_peer_addr(const struct pvmx_peer *p) { return p->addr ? p->addr : ""; }

@@ -108,8 +108,11 @@ struct pvmx_peer {
     am_endpoint_t *ep;
     am_interface_t *ifc;  /* ep's interface: the transport the link uses */
     /* Its published address list (addrs.c), or after its CONN the one
-     * address it connected from; each with its secret (libam/am.h). */
-    char addr[PVMX_ADDRS_MAX];
+     * address it connected from; each with its secret (libam/am.h).
+     * On the heap at its real length: a task farm's master keeps an entry
+     * per task it ever saw, and room for the longest addresses (ucx's)
+     * would cost kilobytes each.  NULL: not known yet. */
+    char *addr;
     /* message being reassembled from its fragments */
     int rbusy;            /* a message is in progress */
     int rstarted;         /* ...begun by frag_place, its handler not run yet */
@@ -127,6 +130,10 @@ struct pvmx_peer *pvmx_peer_get(int tid);          /* create; NULL on no memory 
 int pvmx_peer_count(void);
 struct pvmx_peer *pvmx_peer_at(int i);
 void pvmx_peers_free(void);
+/* p->addr := s (a copy); PvmNoMem if it cannot. */
+int pvmx_peer_set_addr(struct pvmx_peer *p, const char *s);
+/* p->addr, or "" while it is not known. */
+const char *pvmx_peer_addr(const struct pvmx_peer *p);
 
 /* ---- global state (state.c) ------------------------------------------- */
 struct pvmx_state {

@@ -15,6 +15,12 @@ FL="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 INC="-I$src/libam -I$src/pvm3/core -I$src/pvm3/pack -I$src/pvm3/svc -I$src/pvmam -I$src/tests/fuzz $(pkg-config --cflags libtirpc)"
 TIRPC=$(pkg-config --libs libtirpc)
 LIBAM="$(ls "$src"/libam/*.c "$src"/libam/shm/*.c | grep -v '/tr_table\.c$') $bld/libam/tr_table.c"
+# the build's transport table names ucx only when configure found UCX
+if grep -q amx_tr_ucx "$bld/libam/tr_table.c"; then
+    LIBAM="$LIBAM $(pkg-config --cflags --libs ucx)"
+else
+    LIBAM=$(echo "$LIBAM" | tr ' ' '\n' | grep -v '/tr_ucx\.c$' | tr '\n' ' ')
+fi
 PVM3=$(ls "$src"/pvm3/*/*.c)
 PVMAM=$(ls "$src"/pvmam/*.c | grep -v '/route_table\.c$')
 PACK="$src/pvm3/pack/pmsg.c $src/pvm3/pack/buf.c $src/pvm3/pack/pack.c $src/pvm3/pack/pack_xdr.c \

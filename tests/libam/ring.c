@@ -73,6 +73,7 @@ static void ring_task(int me, struct am_config cfg, int up, int down)
     while (ring_got < RING_AMS || am_outstanding(ifc))
         if (am_wait(ifc, 5000) < 0)
             _exit(7);
+    free(buf);
     am_shutdown(ifc);
     _exit(ring_bad ? 8 : 0);
 }
