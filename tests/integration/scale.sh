@@ -27,5 +27,12 @@ run ondemand-udp udp "$N" ondemand
 run init default 64 init
 # An idle peer (links up, nothing sent yet) costs at most 16 KB.
 kb=$(sed -n 's/^idle peer: \([0-9]*\)\..*/\1/p' "$W/init")
-if [ -z "$kb" ] || [ "$kb" -ge 16 ]; then echo "FAILED: idle peer costs '$kb' kB"; rc=1; fi
+# Under ASan the figure is the sanitizer's (redzones, and a quarantine that
+# keeps freed blocks resident): the limit is checked in the normal build's
+# run of the suite, the figure only reported here.
+case " ${CFLAGS:-} " in
+*-fsanitize=*) echo "idle peer: ${kb:-?} kB under sanitizers (the 16 kB limit is the normal build's)"
+    [ -n "$kb" ] || { echo "FAILED: no idle peer figure"; rc=1; } ;;
+*) if [ -z "$kb" ] || [ "$kb" -ge 16 ]; then echo "FAILED: idle peer costs '$kb' kB"; rc=1; fi ;;
+esac
 exit $rc
