@@ -73,6 +73,13 @@ static int r_poll(void *ctx)
     return n > 0 ? n : moved || changed;
 }
 
+/* Wake by t ms (t < 0: no need) if that is sooner. */
+static void wake_by(int *timeout_ms, int t)
+{
+    if (t >= 0 && (*timeout_ms < 0 || t < *timeout_ms))
+        *timeout_ms = t;
+}
+
 static int r_wait_fds(void *ctx, struct pollfd *fds, int max, int *timeout_ms)
 {
     (void)ctx;
@@ -80,17 +87,13 @@ static int r_wait_fds(void *ctx, struct pollfd *fds, int max, int *timeout_ms)
         return 0;
     int n = 0;
     for (int i = 0; i < pvmx.nifc && n < max; i++) {
-        int t = am_next_timeout_ms(pvmx.ifc[i]);
-        if (t >= 0 && (*timeout_ms < 0 || t < *timeout_ms))
-            *timeout_ms = t;
+        wake_by(timeout_ms, am_next_timeout_ms(pvmx.ifc[i]));
         fds[n++] = (struct pollfd){ .fd = am_event_fd(pvmx.ifc[i]), .events = POLLIN };
     }
     long long due = pvmx_link_close_due();   /* an exited peer's link closes by then */
     if (due >= 0) {
         long long left = due - pvmx_now_ms();
-        int t = left < 0 ? 0 : left > 1000000 ? 1000000 : (int)left;
-        if (*timeout_ms < 0 || t < *timeout_ms)
-            *timeout_ms = t;
+        wake_by(timeout_ms, left < 0 ? 0 : left > 1000000 ? 1000000 : (int)left);
     }
     return n;
 }
@@ -98,13 +101,13 @@ static int r_wait_fds(void *ctx, struct pollfd *fds, int max, int *timeout_ms)
 static int r_filter(void *ctx, struct pmsg *m)
 {
     (void)ctx;
-    if (PVMAM_IS_CTRL(m) && PVMAM_IS_INIT(m->tag)) {   /* pvmam_init's own (init.c) */
-        pvmx_init_note(m);
+    if (PVMAM_IS_CTRL(m)) {
+        if (!PVMAM_IS_INIT(m->tag))
+            return pvmx_ctrl_filter(m);
+        pvmx_init_note(m);   /* pvmam_init's own (init.c) */
         pmsg_free(m);
         return 1;
     }
-    if (PVMAM_IS_CTRL(m))
-        return pvmx_ctrl_filter(m);
     if (m->ctx != SYSCTX_TC && m->ctx != SYSCTX_TM && !(m->flags & PMSG_ROUTED)) {
         struct pvmx_peer *p = pvmx.on ? pvmx_peer_find(m->src) : NULL;
         if (p) {
@@ -171,12 +174,10 @@ static int start_ifcs(const struct am_config *c)
         am_interface_t *ifc;
         struct am_config cc = *c;
         /* shm copies a big fragment once, from the sender's memory, after a
-         * handshake: a 4 MiB message in 1 MiB fragments paid four of them */
-        if (!strcmp(t, "shm"))
-            cc.max_payload = PVMX_SHM_PAYLOAD;
-        /* ucx: a big fragment is one rendezvous (UCX fetches it in place,
-         * libam/tr_ucx.c), so fewer, bigger ones as over shm */
-        if (!strcmp(t, "ucx"))
+         * handshake (a 4 MiB message in 1 MiB fragments paid four of them);
+         * over ucx a big fragment is one rendezvous UCX fetches in place
+         * (libam/tr_ucx.c): fewer, bigger fragments on both */
+        if (!strcmp(t, "shm") || !strcmp(t, "ucx"))
             cc.max_payload = PVMX_SHM_PAYLOAD;
         int rc = am_init(t, &cc, &ifc);
         if (rc < 0) {
