@@ -10,13 +10,21 @@ bench_pingpong_pingpong_am_SOURCES = bench/pingpong/pingpong.c
 bench_pingpong_pingpong_am_CPPFLAGS =
 bench_pingpong_pingpong_am_LDADD = libpvm3am.la
 bench_pingpong_pingpong_am_LDFLAGS = -no-install
-EXTRA_DIST += bench/pingpong/compare.sh
+EXTRA_DIST += bench/pingpong/compare.sh bench/pingpong/trace_cost.sh
 
 .PHONY: bench-pingpong
 bench-pingpong: bench/pingpong/pingpong_stock bench/pingpong/pingpong_am
 	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' PVMD='$(PVMD)' \
 	  bash $(top_srcdir)/bench/pingpong/compare.sh $(BENCH_MAX) $(BENCH_SECS) $(BENCH_ROUNDS)
 BENCH_TARGETS += bench-pingpong
+
+# What the trace hooks cost while tracing is off (not in BENCH_TARGETS: it
+# builds the sources a second time).
+.PHONY: bench-trace-cost
+bench-trace-cost: bench/pingpong/pingpong_am
+	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' PVMD='$(PVMD)' \
+	  bash $(top_srcdir)/bench/pingpong/trace_cost.sh $(TRACE_COST_ROUNDS)
+TRACE_COST_ROUNDS ?= 11
 BENCH_MAX ?= 4194304
 BENCH_SECS ?= 0.15
 BENCH_ROUNDS ?= 3

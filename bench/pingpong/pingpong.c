@@ -118,7 +118,7 @@ int main(int argc, char **argv)
                 double dt = now() - t0;
                 if (dt >= secs || reps >= 1 << 20) {
                     double half = dt / reps / 2;
-                    printf("%s %d %.2f %.1f\n", mode ? "psend" : "packed", n, half * 1e6, n / half / 1e6);
+                    printf("%s %d %.4f %.1f\n", mode ? "psend" : "packed", n, half * 1e6, n / half / 1e6);
                     break;
                 }
                 reps = dt < secs / 20 ? reps * 8 : (int)(reps * secs / dt * 1.1) + 1;
