@@ -62,6 +62,18 @@ else
 EXTRA_DIST += bench/mpbench/mpi.c
 endif
 
+# The latency and bandwidth tests against UCX itself (ucp active
+# messages, two processes on this host), built only where configure found
+# UCX; the comparison's ucx configuration (bench/mpbench/run.sh).
+if HAVE_UCX
+noinst_PROGRAMS += bench/mpbench/mpbench_ucx
+bench_mpbench_mpbench_ucx_SOURCES = bench/mpbench/ucx.c $(MPBENCH_COMMON)
+bench_mpbench_mpbench_ucx_CPPFLAGS = $(UCX_CFLAGS)
+bench_mpbench_mpbench_ucx_LDADD = $(UCX_LIBS) -lm
+else
+EXTRA_DIST += bench/mpbench/ucx.c
+endif
+
 MPBENCH_OUT ?= $(abs_top_builddir)/bench-out
 .PHONY: bench-mpbench
 bench-mpbench: bench/mpbench/mpbench_stock bench/mpbench/mpbench_am bench/mpbench/rawbench
@@ -72,6 +84,18 @@ BENCH_TARGETS += bench-mpbench
 # The parallel FFT's comparison run (the program: examples/local.mk).
 EXTRA_DIST += bench/lib/bench.sh bench/fft/run.sh bench/fft/report.sh bench/fft/plot.sh bench/fft/seconds.awk \
 	bench/fft/figures
+
+# FFTW's own MPI 2-D transform, timed like examples/fft (the comparison's
+# fftw-mpi configuration), built only where configure found MPI and
+# libfftw3_mpi; check.c gives it the same input and oracle.
+if HAVE_FFTW_MPI
+noinst_PROGRAMS += bench/fft/fft_fftw_mpi
+bench_fft_fft_fftw_mpi_SOURCES = bench/fft/fftw_mpi.c examples/fft/check.c examples/fft/fft.h
+bench_fft_fft_fftw_mpi_CPPFLAGS = -I$(top_srcdir)/examples/fft $(MPI_CFLAGS) $(FFTW3_CFLAGS)
+bench_fft_fft_fftw_mpi_LDADD = $(FFTW3_MPI_LIBS) $(FFTW3_LIBS) $(MPI_LIBS) -lm
+else
+EXTRA_DIST += bench/fft/fftw_mpi.c
+endif
 
 FFT_OUT ?= $(abs_top_builddir)/bench-fft-out
 .PHONY: bench-fft
