@@ -244,6 +244,26 @@ static void usage(void)
             "%s", mpb_common_usage);
 }
 
+/* Marks latency and bandwidth in on[] where list names them; the other
+ * tests mpbench knows are skipped, anything else is an error. */
+static int pick(const char *list, int *on)
+{
+    char *copy = strdup(list), *save = NULL;
+    int rc = copy ? 0 : -1;
+    for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+        int all = !strcmp(t, "all"), known = all;
+        for (int k = 0; k < MPB_NTESTS; k++)
+            if (all || !strcmp(t, mpb_tests[k].name)) {
+                on[k] = k == MPB_LAT || k == MPB_BW;
+                known = 1;
+            }
+        if (!known)
+            rc = -1;
+    }
+    free(copy);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     struct mpb_opts o;
@@ -265,9 +285,7 @@ int main(int argc, char **argv)
             return c == 'h' ? 0 : 2;
         }
     }
-    on_t[MPB_LAT] = !strcmp(tlist, "all") || strstr(tlist, "latency") != NULL;
-    on_t[MPB_BW] = !strcmp(tlist, "all") || strstr(tlist, "bandwidth") != NULL;
-    if (optind < argc || window < 1 || mpb_make_sizes(&o) < 0) {
+    if (optind < argc || window < 1 || mpb_make_sizes(&o) < 0 || pick(tlist, on_t) < 0) {
         usage();
         return 2;
     }
