@@ -128,7 +128,10 @@ static void peer_main(void)
         if (test < 0)
             return;
         window = cmd[3];
+        /* ready: the root sends no data before this, so base counts none
+         * of this point's messages */
         unsigned long base = got_data;
+        xsend(ID_ACK, NULL, 0);
         for (int i = 0; i < iters; i++) {
             wait_for(&got_data, base + (unsigned long)i + 1);
             if (test == MPB_LAT)
@@ -145,6 +148,7 @@ static double run_point(int test, long n, int iters)
     int c[4] = { test, (int)n, iters, window };
     unsigned long data0 = got_data, ack0 = got_ack;
     xsend(ID_CMD, c, sizeof c);
+    wait_for(&got_ack, ++ack0);     /* the peer is ready (peer_main) */
     double t0 = mpb_now();
     for (int i = 0; i < iters; i++) {
         xsend(ID_DATA, buf, (size_t)n);
