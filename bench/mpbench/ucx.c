@@ -310,6 +310,10 @@ int main(int argc, char **argv)
         perror("mpbench_ucx: fork");
         return 1;
     }
+    /* each side keeps only its own ends, so that a side that dies before
+     * its address is out ends the other's read (EOF) */
+    close(pid == 0 ? up[0] : up[1]);
+    close(pid == 0 ? down[1] : down[0]);
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != root)
