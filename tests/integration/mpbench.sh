@@ -5,7 +5,8 @@
 # that every .dat file exists with one sane value (finite, positive; 0
 # allowed for bandwidths of 0 bytes) per size, and that the driver writes
 # its table (and figures where gnuplot exists).  mpbench_mpi, where
-# configure found mpicc, runs once tiny under mpirun (outside PVM).
+# configure found mpicc, runs once tiny under mpirun (outside PVM), and
+# mpbench_ucx, where configure found UCX, once tiny and in the driver.
 . "$top_srcdir/tests/lib/pvmvm.sh"
 B=$top_builddir/bench/mpbench
 OUT=$(mktemp -d)
@@ -73,8 +74,25 @@ else
     echo "skipped: mpbench_mpi not built (configure found no mpicc)"
 fi
 
+echo "== mpbench_ucx"
+drvcfg=stock-default,am-off,raw
+if [ -x "$B/mpbench_ucx" ]; then
+    # 0 bytes, eager and (1 MiB) rendezvous sizes; collectives are skipped
+    drvcfg=$drvcfg,am-shm,ucx
+    if timeout 30 "$B/mpbench_ucx" -q -s 0,8,4096,1048576 -i 4 -w 1 -r 2 -T all -o "$OUT/ucx" > "$OUT/ucx.txt" 2>&1; then
+        check_dat "$OUT/ucx/latency_psend.dat" 4
+        check_dat "$OUT/ucx/bandwidth_psend.dat" 4
+        [ ! -e "$OUT/ucx/reduce_psend.dat" ] || bad "mpbench_ucx wrote a reduce series it cannot measure"
+    else
+        bad "mpbench_ucx exited with an error"
+        cat "$OUT/ucx.txt"
+    fi
+else
+    echo "skipped: mpbench_ucx not built (configure found no UCX)"
+fi
+
 echo "== run.sh, tiny"
-if ! timeout 40 bash "$top_srcdir/bench/mpbench/run.sh" --out "$OUT/drv" --configs stock-default,am-off,raw \
+if ! timeout 60 bash "$top_srcdir/bench/mpbench/run.sh" --out "$OUT/drv" --configs "$drvcfg" \
         --sizes 8,4096 --rounds 2 --reps 1 --tests latency,bandwidth,reduce --crowd 3 -- -i 4 -w 1 \
         > "$OUT/drv.txt" 2> "$OUT/drv.err"; then
     bad "run.sh exited with an error"
@@ -87,6 +105,13 @@ done
 grep -q '^am-off  *psend' "$OUT/drv/summary.txt" || bad "summary table has no am-off row"
 grep -q '== latency_psend' "$OUT/drv/summary.txt" || bad "summary table has no latency table"
 grep -q '== reduce-p3_psend' "$OUT/drv/summary.txt" || bad "summary table has no reduce-p3 table"
+case $drvcfg in *ucx*)
+    check_dat "$OUT/drv/dat/ucx_latency_psend.dat" 2
+    check_dat "$OUT/drv/dat/ucx_bandwidth_psend.dat" 2
+    grep -q '^ucx  *psend' "$OUT/drv/summary.txt" || bad "summary table has no ucx row"
+    grep -Eq '^ +4096( +[0-9.e+-]+){3} +[0-9.]+x( +[0-9.e+-]+){3} +[0-9.]+x$' "$OUT/drv/summary.txt" ||
+        bad "summary table has no am-shm/ucx row for 4096 bytes" ;;
+esac
 if command -v gnuplot >/dev/null; then
     for f in latency_psend bandwidth_pack; do
         [ -s "$OUT/drv/$f.png" ] || bad "figure $f.png missing"
