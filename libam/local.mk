@@ -16,7 +16,8 @@ endif
 
 lib_LTLIBRARIES += libam.la
 include_HEADERS += libam/am.h
-libam_la_SOURCES = libam/am.h libam/am_int.h libam/am_base.c libam/am_proto.c libam/am_auth.c \
+libam_la_SOURCES = libam/am.h libam/am_int.h libam/am_base.c libam/am_handlers.c libam/am_wire.c \
+	libam/am_send.c libam/am_input.c libam/am_poll.c libam/am_auth.c \
 	libam/am_net.h libam/am_net.c libam/tr_shm.h $(LIBAM_TRANSPORTS)
 # the shm transport's other files (libam/shm/shm.h lists them) and the
 # parking of incoming connections that tcp and shm share
