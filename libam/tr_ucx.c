@@ -20,16 +20,17 @@
  * return with the data reusable (am.h), and reliable transports keep no
  * lent pieces (am_request_lend_ep).
  *
- * Receiving: UCX calls amx_ucx_on_am inside ucp_worker_progress, where no handler
- * may run (a handler's reply may have to progress the worker to complete,
- * which UCX forbids there).  So amx_ucx_on_am only queues the AM: a small one
- * copied, a rendezvous one (UCP_AM_RECV_ATTR_FLAG_RNDV) fetched at once
- * with ucp_am_recv_data_nbx, into the placer's buffer when amx_offer_place
- * gives one, else into a buffer of ours.  Fetching at once is what keeps
- * two tasks that send big AMs to each other from waiting for each other:
- * each one's send completes when the other's worker progresses, and every
- * wait here progresses the worker (see amx_ucx_wait_req).  The queue is handed
- * to amx_input, in arrival order, from the recv op.
+ * Receiving (libam/ucx/recv.c): UCX calls amx_ucx_on_am inside
+ * ucp_worker_progress, where no handler may run (a handler's reply may
+ * have to progress the worker to complete, which UCX forbids there).  So
+ * amx_ucx_on_am only queues the AM: a small one copied, a rendezvous one
+ * (UCP_AM_RECV_ATTR_FLAG_RNDV) fetched at once with ucp_am_recv_data_nbx,
+ * into the placer's buffer when amx_offer_place gives one, else into a
+ * buffer of ours.  Fetching at once is what keeps two tasks that send big
+ * AMs to each other from waiting for each other: each one's send
+ * completes when the other's worker progresses, and every wait here
+ * progresses the worker (see amx_ucx_wait_req, libam/ucx/endpoint.c).
+ * The queue is handed to amx_input, in arrival order, from the recv op.
  *
  * Who may send: every AM carries the receiver's secret, checked (and
  * counted) before anything is kept.  An AM with the secret from a sender
@@ -62,6 +63,22 @@
 
 /* ---- sending ------------------------------------------------------------ */
 
+/* An AM as one buffer at b: its header (iov[0] starts with it), our
+ * sender id, then the payload. */
+static void flatten(const struct ucx *u, char *b, const struct iovec *iov, int n)
+{
+    char *p = b + WIRE_HDR;
+    memcpy(b, iov[0].iov_base, AMX_HDR);
+    memcpy(b + AMX_HDR, &u->id, 8);
+    size_t skip = AMX_HDR;
+    for (int i = 0; i < n; i++) {
+        size_t l = iov[i].iov_len, sk = skip < l ? skip : l;
+        memcpy(p, (const char *)iov[i].iov_base + sk, l - sk);
+        p += l - sk;
+        skip -= sk;
+    }
+}
+
 static void sent_small(void *req, ucs_status_t st, void *arg)
 {
     struct sbuf *sb = arg;
@@ -83,17 +100,7 @@ static int send_small(struct ucx *u, struct ucx_ep *ue, const struct iovec *iov,
     else if (!(sb = malloc(sizeof *sb)))
         return AM_ERR_NOMEM;
     sb->u = u;
-    char *p = sb->b;
-    memcpy(p, iov[0].iov_base, AMX_HDR);
-    memcpy(p + AMX_HDR, &u->id, 8);
-    p += WIRE_HDR;
-    size_t skip = AMX_HDR;
-    for (int i = 0; i < n; i++) {
-        size_t l = iov[i].iov_len, sk = skip < l ? skip : l;
-        memcpy(p, (const char *)iov[i].iov_base + sk, l - sk);
-        p += l - sk;
-        skip -= sk;
-    }
+    flatten(u, sb->b, iov, n);
     /* all as header if the worker takes it (it takes some 8 KiB) */
     size_t hl = WIRE_HDR + len <= u->max_hdr ? WIRE_HDR + len : WIRE_HDR;
     ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE |
@@ -126,16 +133,7 @@ static int send_bounce(struct ucx *u, struct ucx_ep *ue, const struct iovec *iov
     char *b = malloc(WIRE_HDR + len);
     if (!b)
         return AM_ERR_NOMEM;
-    char *p = b + WIRE_HDR;
-    memcpy(b, iov[0].iov_base, AMX_HDR);
-    memcpy(b + AMX_HDR, &u->id, 8);
-    size_t skip = AMX_HDR;
-    for (int i = 0; i < n; i++) {
-        size_t l = iov[i].iov_len, sk = skip < l ? skip : l;
-        memcpy(p, (const char *)iov[i].iov_base + sk, l - sk);
-        p += l - sk;
-        skip -= sk;
-    }
+    flatten(u, b, iov, n);
     ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE |
                                                 UCP_OP_ATTR_FIELD_CALLBACK |
                                                 UCP_OP_ATTR_FIELD_USER_DATA,
