@@ -166,7 +166,8 @@ struct am_interface {
 };
 
 /*
- * A transport (thesis appendix C) is one file, libam/tr_NAME.c, defining
+ * A transport (thesis appendix C) is one file, libam/tr_NAME.c (with
+ * helpers of its own in libam/NAME/ where it is big: shm, ucx), defining
  * `const struct am_transport_ops amx_tr_NAME`, and one line in the
  * LIBAM_TRANSPORTS list of libam/local.mk, from which the build generates
  * amx_transport_table (so a static libam.a keeps every transport too).
