@@ -3,16 +3,17 @@
  * section 5 (see the comment in am_int.h): requests, which take a free
  * request instance (waiting in am_poll.c's am_wait while all are in
  * flight), replies, the copies an unreliable transport keeps for
- * retransmission, and the blank replies owed to a peer.  Every AM leaves
- * through amx_send.  Transport-independent: sockets live in tr_*.c.
+ * retransmission, and the blank replies owed to a peer.  An AM leaves
+ * through amx_send, or a small one through the transport's put_small.
+ * Transport-independent: sockets live in tr_*.c.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "am_int.h"
 
-/* Every AM leaves through here: the loss knob (am_config.fault_drop_ppm,
- * refused by am_init on reliable transports) drops some as the network
- * would, before the transport sees them. */
+/* Every AM but put_small's leaves through here: the loss knob
+ * (am_config.fault_drop_ppm, refused by am_init on reliable transports)
+ * drops some as the network would, before the transport sees them. */
 int amx_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *iov, int n)
 {
     if (ifc->cfg.fault_drop_ppm) {
