@@ -20,7 +20,8 @@
 #include <string.h>
 #include <pvm3.h>
 
-#define G "collrand"
+/* one group per seed: a phase that failed leaves no members in the next one's */
+static char G[32];
 enum { TAG_PARAM = 70, TAG_REPORT, TAG_OP = 1000 };
 enum { OP_REDUCE, OP_GATHER, OP_SCATTER, NOPS };
 enum { F_SUM, F_MAX, F_OR, NFNS };
@@ -152,6 +153,7 @@ static int child(void)
         return 1;
     unsigned seed = (unsigned)hdr[0];
     int n = hdr[1], rounds = hdr[2];
+    snprintf(G, sizeof G, "collrand-%u", seed);
     int me = pvm_joingroup(G);
     if (me < 0 || pvm_freezegroup(G, n) < 0)
         return 1;
@@ -185,6 +187,7 @@ int main(int argc, char **argv)
         return 2;
     if (pvm_mytid() < 0)
         return 1;
+    snprintf(G, sizeof G, "collrand-%u", seed);
     if (pvm_joingroup(G) != 0) {
         fprintf(stderr, "collrand: the master must be instance 0\n");
         pvm_exit();

@@ -22,7 +22,7 @@ awk -v seed="$SEED" -v phases="$PHASES" 'BEGIN { srand(seed)
         for (i = 1; i < n; i++) k = k (rand() < 0.4 ? "s" : "a")
         print (rand() < 0.3 ? "stock" : "am"), n, k, int(rand() * 2147483647) } }' > "$VM_DIR/phases"
 while read -r master n kinds pseed; do
-    out=$(timeout 120 "$VM_BIN/collrand_$master" "$pseed" "$n" "$ROUNDS" "$kinds" 2>&1)
+    out=$(timeout 60 "$VM_BIN/collrand_$master" "$pseed" "$n" "$ROUNDS" "$kinds" 2>&1)
     r=$?
     echo "$out" | sed 's/^/  /'
     if [ $r != 0 ] || ! echo "$out" | grep -q '^PASS$'; then
