@@ -32,6 +32,9 @@ enum { V_PSEND, V_PACK, V_GROUP, NVARIANTS };
 static const char *const vnames[NVARIANTS] = { "psend", "pack", "group" };
 #define GROUP "mpbench"
 enum { CMD_JOIN = 100 };   /* join GROUP and freeze it at cmd[3] members */
+/* pvm_reduce takes no empty array: below 8 bytes the group variant
+ * reduces one double */
+static int group_count(long n) { return n < 8 ? 1 : (int)(n / 8); }
 
 static int enc = PvmDataDefault;   /* -e: encoding of the pack variant */
 static int window = 8;             /* -W: messages in flight before an ack */
@@ -128,7 +131,7 @@ static void slave(int test, int var, long n, int iters)
             break;
         case MPB_RED:
             if (var == V_GROUP)
-                CK(pvm_reduce(PvmSum, buf, (int)(n / 8), PVM_DOUBLE, TAG_DATA, GROUP, 0));
+                CK(pvm_reduce(PvmSum, buf, group_count(n), PVM_DOUBLE, TAG_DATA, GROUP, 0));
             else
                 xsend(parent, var, buf, n, 1);
             if ((i + 1) % window == 0 && i + 1 < iters)
@@ -136,7 +139,7 @@ static void slave(int test, int var, long n, int iters)
             break;
         case MPB_ALLRED:
             if (var == V_GROUP)
-                CK(pvm_reduce(PvmSum, buf, (int)(n / 8), PVM_DOUBLE, TAG_DATA, GROUP, 0));
+                CK(pvm_reduce(PvmSum, buf, group_count(n), PVM_DOUBLE, TAG_DATA, GROUP, 0));
             else
                 xsend(parent, var, buf, n, 1);
             xrecv(parent, var, buf, n, 1);
@@ -245,7 +248,7 @@ static double run_point(int test, int var, long n, int iters)
         case MPB_ALLRED:
             memset(acc, 0, (size_t)n);
             if (var == V_GROUP)
-                CK(pvm_reduce(PvmSum, acc, (int)(n / 8), PVM_DOUBLE, TAG_DATA, GROUP, 0));
+                CK(pvm_reduce(PvmSum, acc, group_count(n), PVM_DOUBLE, TAG_DATA, GROUP, 0));
             for (int s = 0; s < np && var != V_GROUP; s++) {
                 xrecv(tids[s], var, buf, n, 1);
                 mpb_sum_doubles(acc, buf, n);
