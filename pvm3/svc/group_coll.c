@@ -43,7 +43,8 @@ static int dtype(int t, enum pvmi_type *pt)
 
 static int same_host(int tid) { return (tid & PVMI_TIDHOST) == (pvmi.tid & PVMI_TIDHOST); }
 
-/* count items of size bytes at p, raw, the way pvm_psend sends them. */
+/* bytes at p, raw, the way pvm_psend sends them: over AM straight from p;
+ * otherwise a message whose one segment is p, sent before we return. */
 static int send_raw(int dst, int tag, const void *p, size_t bytes)
 {
     int sent, rc = pvmi_routes_send_bytes(dst, tag, SYSCTX_DG, p, bytes, &sent);
@@ -54,7 +55,7 @@ static int send_raw(int dst, int tag, const void *p, size_t bytes)
     struct pmsg *m = pmsg_new(PvmDataRaw);
     if (!m)
         return PvmNoMem;
-    rc = pmsg_append_seg(m, NULL, (char *)p, bytes);   /* sent before we return */
+    rc = pmsg_append_seg(m, NULL, (char *)p, bytes);
     m->tag = tag;
     m->ctx = SYSCTX_DG;
     m->src = pvmi.tid;
