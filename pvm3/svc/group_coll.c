@@ -44,7 +44,11 @@ static int dtype(int t, enum pvmi_type *pt)
 static int same_host(int tid) { return (tid & PVMI_TIDHOST) == (pvmi.tid & PVMI_TIDHOST); }
 
 /* bytes at p, raw, the way pvm_psend sends them: over AM straight from p;
- * otherwise a message whose one segment is p, sent before we return. */
+ * otherwise a message whose one segment is p, sent before we return.  It
+ * waits as a big pvm_send already did (over shm until the receiver has
+ * copied it); no cycle: in reduce a coordinator sends only after all its
+ * receives and the root receives only after its one send, and in gather
+ * and scatter only the root receives, or only the root sends. */
 static int send_raw(int dst, int tag, const void *p, size_t bytes)
 {
     int sent, rc = pvmi_routes_send_bytes(dst, tag, SYSCTX_DG, p, bytes, &sent);
