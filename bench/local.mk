@@ -49,7 +49,7 @@ noinst_PROGRAMS += bench/mpbench/mpbench_stock bench/mpbench/mpbench_am \
 MPBENCH_COMMON = bench/mpbench/common.c bench/mpbench/common.h
 bench_mpbench_mpbench_stock_SOURCES = bench/mpbench/mpbench.c $(MPBENCH_COMMON)
 bench_mpbench_mpbench_stock_CPPFLAGS = -DMPB_LIB='"stock libpvm3"'
-bench_mpbench_mpbench_stock_LDADD = -lpvm3 -lm
+bench_mpbench_mpbench_stock_LDADD = -lgpvm3 -lpvm3 -lm
 bench_mpbench_mpbench_am_SOURCES = bench/mpbench/mpbench.c $(MPBENCH_COMMON)
 bench_mpbench_mpbench_am_CPPFLAGS = -DMPB_LIB='"libpvm3am"'
 bench_mpbench_mpbench_am_LDADD = libpvm3am.la -lm

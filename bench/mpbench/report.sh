@@ -138,7 +138,7 @@ done 2>/dev/null >> "$OUT/metrics.dat"
             }'
     fi
     # per test: sizes down, configurations across
-    for t in $(for s in $SERIES; do echo "${s#*_}"; done | grep -E '_(psend|pack)$' | awk '!seen[$0]++'); do
+    for t in $(for s in $SERIES; do echo "${s#*_}"; done | grep -E '_(psend|pack|group)$' | awk '!seen[$0]++'); do
         base=${t%_*}
         files=()
         for c in $CFGS; do

@@ -6,7 +6,8 @@
 # allowed for bandwidths of 0 bytes) per size, and that the driver writes
 # its table (and figures where gnuplot exists).  mpbench_mpi, where
 # configure found mpicc, runs once tiny under mpirun (outside PVM), and
-# mpbench_ucx, where configure found UCX, once tiny and in the driver.
+# mpbench_ucx, where configure found UCX, once tiny and in the driver.  The
+# group variant (pvm_bcast/pvm_reduce; MPI's collectives) runs too.
 . "$top_srcdir/tests/lib/pvmvm.sh"
 B=$top_builddir/bench/mpbench
 OUT=$(mktemp -d)
@@ -27,11 +28,12 @@ check_dat() {
 }
 
 vm_start || exit 99
+ln -s "${PVMGS:-/usr/bin/pvmgs}" "$VM_BIN/pvmgs"   # stock libgpvm3 spawns it by name
 # collectives with 3 tasks, not the default 4, are named TEST-p3
 TESTS="latency roundtrip bandwidth bibandwidth broadcast-p3 reduce-p3 allreduce-p3"
 for lib in stock am; do
     echo "== mpbench_$lib"
-    if ! timeout 25 "$B/mpbench_$lib" -q -s $SIZES -i 4 -w 1 -r 2 -p 3 -o "$OUT/$lib" > "$OUT/$lib.txt"; then
+    if ! timeout 25 "$B/mpbench_$lib" -q -s $SIZES -i 4 -w 1 -r 2 -p 3 -V psend,pack,group -o "$OUT/$lib" > "$OUT/$lib.txt"; then
         bad "mpbench_$lib exited with an error"
         cat "$OUT/$lib.txt"
         continue
@@ -40,6 +42,7 @@ for lib in stock am; do
         for v in psend pack; do
             check_dat "$OUT/$lib/${t}_$v.dat" 3
         done
+        case $t in *-p3) check_dat "$OUT/$lib/${t}_group.dat" 3 ;; esac
     done
 done
 echo "== mpbench_stock, direct route"
@@ -62,9 +65,12 @@ if [ -x "$B/mpbench_mpi" ]; then
     # plugins are unloaded, so no suppression can name them); mpi.c uses
     # none of our libraries.
     if ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" timeout 30 mpirun --allow-run-as-root --oversubscribe -np 3 --bind-to none "$B/mpbench_mpi" -q \
-            -s $SIZES -i 4 -w 1 -r 2 -o "$OUT/mpi" > "$OUT/mpi.txt" 2>&1; then
+            -s $SIZES -i 4 -w 1 -r 2 -V psend,group -o "$OUT/mpi" > "$OUT/mpi.txt" 2>&1; then
         for t in latency bandwidth broadcast-p3 reduce-p3 allreduce-p3; do
             check_dat "$OUT/mpi/${t}_psend.dat" 3
+        done
+        for t in broadcast-p3 reduce-p3 allreduce-p3; do
+            check_dat "$OUT/mpi/${t}_group.dat" 3
         done
     else
         bad "mpbench_mpi exited with an error"
