@@ -18,10 +18,13 @@
 #define ADDR_MAX PVMX_ADDRS_MAX   /* address lists (addrs.c) */
 
 /* A HELLO's or a TABLE's entry: a task, its count of tasks (HELLO) and
- * its address list. */
+ * its address list, on the heap at its real length ("" for a task without
+ * AM): room for the longest list (ucx's addresses) cost 2 KB an entry,
+ * kept resident after the mesh was up (freed blocks stay in the heap, and
+ * in ASan's quarantine). */
 struct entry {
     int tid, n;
-    char addr[ADDR_MAX];
+    char *addr;
 };
 
 /* Allocated as entries come and freed once pvmam_init is done: static
@@ -31,14 +34,36 @@ static struct {
     int nhello, hello_cap;
     struct entry *table;
     int table_n;                 /* 0 none yet, -1 refused */
+    int table_len;               /* entries of table to free (their addr or NULL) */
     int ndone, go;
 } st;
 
+static void free_table(void)
+{
+    for (int i = 0; i < st.table_len; i++)
+        free(st.table[i].addr);
+    free(st.table);
+    st.table = NULL;
+    st.table_len = 0;
+}
+
 static void forget(void)
 {
+    for (int i = 0; i < st.nhello; i++)
+        free(st.hello[i].addr);
     free(st.hello);
-    free(st.table);
+    free_table();
     memset(&st, 0, sizeof st);
+}
+
+/* An address list read from m into a buffer of its own length; NULL when
+ * malformed or out of memory. */
+static char *get_addr(struct pmsg *m, int nint, int *ints)
+{
+    char buf[ADDR_MAX];
+    int rc = nint ? pvmx_ctrl_unpack(m, ints, nint, buf, sizeof buf)
+                  : pvmi_get_counted(m, buf, sizeof buf);
+    return rc < 0 ? NULL : strdup(buf);
 }
 
 /* Room for one more HELLO; NULL when there is none. */
@@ -61,26 +86,30 @@ void pvmx_init_note(struct pmsg *m)
     switch (m->tag) {
     case PVMAM_TAG_HELLO: {
         struct entry *e = hello_slot();
-        if (e && pvmx_ctrl_unpack(m, v, 2, e->addr, ADDR_MAX) >= 0 && v[0] == m->src) {
+        char *a = e ? get_addr(m, 2, v) : NULL;
+        if (a && v[0] == m->src) {
             e->tid = v[0];
             e->n = v[1];
+            e->addr = a;
             st.nhello++;
+        } else {
+            free(a);
         }
         break;
     }
     case PVMAM_TAG_TABLE: {
         /* n, n tids, n addresses */
         int n = 0, *tids = NULL;
-        struct entry *t = NULL;
+        free_table();   /* only one is ever sent: a second replaces it */
         if (pvmi_get_int(m, &n) < 0 || n <= 0 || n > MAX_TASKS ||
             !(tids = malloc(sizeof *tids * (size_t)n)) || pvmi_get_ints(m, tids, n) < 0 ||
-            !(t = realloc(st.table, sizeof *t * (size_t)n)))
+            !(st.table = calloc((size_t)n, sizeof *st.table)))
             n = -1;
-        if (t)
-            st.table = t;
+        else
+            st.table_len = n;
         for (int i = 0; i < n; i++) {
             st.table[i].tid = tids[i];
-            if (pvmi_get_counted(m, st.table[i].addr, ADDR_MAX) < 0)
+            if (!(st.table[i].addr = get_addr(m, 0, NULL)))
                 n = -1;
         }
         free(tids);
@@ -168,13 +197,16 @@ static int master_table(int me, int ntasks, const char *addr, long long deadline
     int n = bad ? -1 : ntasks;
     int tids[MAX_TASKS];
     struct pmsg *m = NULL;
-    if (!(st.table = malloc(sizeof *st.table * (size_t)ntasks)) || !(m = pvmi_xbuf()))
+    if (!(st.table = calloc((size_t)ntasks, sizeof *st.table)) || !(m = pvmi_xbuf()) ||
+        !(st.table[0].addr = strdup(addr))) {
+        pmsg_free(m);
         return fail("out of memory", PvmNoMem);
-    st.table_n = ntasks;
+    }
+    st.table_n = st.table_len = ntasks;
     st.table[0].tid = tids[0] = me;
-    snprintf(st.table[0].addr, ADDR_MAX, "%s", addr);
-    for (int i = 0; i < ntasks - 1; i++) {
+    for (int i = 0; i < ntasks - 1; i++) {   /* the table takes the HELLOs' lists */
         st.table[i + 1] = st.hello[i];
+        st.hello[i].addr = NULL;
         tids[i + 1] = st.hello[i].tid;
     }
     /* TABLE = n, tids, then each address */
@@ -238,14 +270,10 @@ int pvmam_init(int ntasks)
     const char *addr = pvmx.on ? pvmx.addr : "";
     int rc = parent < 0 ? master_table(me, ntasks, addr, deadline)
                         : child_table(me, parent, ntasks, addr, deadline);
-    if (rc < 0)
-        return rc;
-    rc = connect_all(me, deadline);
-    if (rc < 0)
-        return fail("links did not open in time", rc);
-    rc = release(me, parent, ntasks, deadline);
-    if (rc < 0)
-        return rc;
-    forget();
-    return 0;
+    if (rc >= 0 && (rc = connect_all(me, deadline)) < 0)
+        fail("links did not open in time", rc);
+    if (rc >= 0)
+        rc = release(me, parent, ntasks, deadline);
+    forget();   /* a failed call leaves nothing for a later one to trip on */
+    return rc < 0 ? rc : 0;
 }
