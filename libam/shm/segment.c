@@ -312,21 +312,19 @@ int amx_shm_ep_new(am_interface_t *ifc, am_endpoint_t *ep)
 int amx_shm_peer(am_interface_t *ifc, am_endpoint_t *ep, const char *name)
 {
     struct shm *s = ifc->trd;
-    struct shm_ep *e = ep->tp;
     size_t hl = strlen(s->host);
     unsigned pid, n;
     int used = 0;
     if (strncmp(name, "shm:", 4) || strncmp(name + 4, s->host, hl) || name[4 + hl] != ':' ||
         sscanf(name + 5 + hl, "%x:%x%n", &pid, &n, &used) != 2 || name[5 + hl + used])
         return AM_ERR_BADADDR;
-    snprintf(e->host, sizeof e->host, "%s", s->host);
     return AM_OK;
 }
 
 void amx_shm_host(const am_endpoint_t *ep, char *buf, size_t size)
 {
-    const struct shm_ep *e = ep->tp;
-    snprintf(buf, size, "%s", e->host);
+    const struct shm *s = ep->ifc->trd;
+    snprintf(buf, size, "%s", s->host);
 }
 
 /* Map the segment's pages at once, in each process, when a link's traffic

@@ -41,7 +41,9 @@ struct shm {
 struct blob { struct blob *next; size_t len; char data[]; };
 
 struct shm_ep {
-    char host[AMX_ADDRLEN];
+    /* no copy of the host: a peer is only ever on ours (struct shm's host,
+     * amx_shm_peer), and 1000 bytes an endpoint was most of an idle shm
+     * peer's heap (tests/integration/scale.sh) */
     int fd, pidfd, peer_efd;
     pid_t pid;
     int connector, welcomed;
