@@ -233,6 +233,35 @@ int mpb_iters_for(const struct mpb_opts *o, double warm_secs, int warm_iters)
     return k < 2 ? 2 : (int)k;
 }
 
+int mpb_pick(const char *list, const char *const *names, int count, const int *can, int *on)
+{
+    char *copy = strdup(list), *save = NULL;
+    int rc = 0;
+    if (!copy)
+        return -1;
+    memset(on, 0, sizeof *on * (size_t)count);
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int all = !strcmp(t, "all"), known = all;
+        for (int k = 0; k < count; k++)
+            if (all || !strcmp(t, names[k])) {
+                on[k] = can ? can[k] : 1;
+                known = 1;
+            }
+        if (!known)
+            rc = -1;
+    }
+    free(copy);
+    return rc;
+}
+
+int mpb_pick_tests(const char *list, const int *can, int *on)
+{
+    const char *names[MPB_NTESTS];
+    for (int k = 0; k < MPB_NTESTS; k++)
+        names[k] = mpb_tests[k].name;
+    return mpb_pick(list, names, MPB_NTESTS, can, on);
+}
+
 void mpb_sum_doubles(char *dst, const char *src, long n)
 {
     double a, b;

@@ -56,6 +56,13 @@ void mpb_series_name(char *name, size_t size, int test, int ntasks, const char *
 
 double mpb_now(void);
 void mpb_pin(int cpu);
+/* A -T or -V list ("a,b" or "all") over count names: on[k] = can[k] (1
+ * when can is NULL) for each name listed, 0 for the others; -1 if the list
+ * names something unknown or memory ran out.  A program that measures only
+ * some of mpbench's tests passes can[] and skips the rest quietly. */
+int mpb_pick(const char *list, const char *const *names, int count, const int *can, int *on);
+/* mpb_pick over the names of mpb_tests[] (a -T list). */
+int mpb_pick_tests(const char *list, const int *can, int *on);
 /* reduce's work: dst[k] += src[k] over the n / 8 doubles of two buffers */
 void mpb_sum_doubles(char *dst, const char *src, long n);
 int mpb_ncpus(void);

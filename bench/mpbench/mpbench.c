@@ -293,28 +293,6 @@ static void usage(void)
             "%s", mpb_common_usage);
 }
 
-static int pick(const char *list, const char *const *names, int count, int *on)
-{
-    char *copy = strdup(list), *save = NULL;
-    int rc = 0;
-    if (!copy)
-        return -1;
-    memset(on, 0, sizeof *on * (size_t)count);
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        int k;
-        for (k = 0; k < count && strcmp(t, names[k]); k++)
-            ;
-        if (!strcmp(t, "all"))
-            for (k = 0; k < count; k++)
-                on[k] = 1;
-        else if (k < count)
-            on[k] = 1;
-        else
-            rc = -1;
-    }
-    free(copy);
-    return rc;
-}
 
 int main(int argc, char **argv)
 {
@@ -325,9 +303,6 @@ int main(int argc, char **argv)
     mpb_opts_default(&o);
     int on_t[MPB_NTESTS], on_v[NVARIANTS], nprocs = 4, direct = 0, c;
     const char *tlist = "all", *vlist = "psend,pack", *encname = "default";
-    const char *tnames[MPB_NTESTS];
-    for (int t = 0; t < MPB_NTESTS; t++)
-        tnames[t] = mpb_tests[t].name;
     while ((c = getopt(argc, argv, "T:V:p:W:de:m:zn:s:i:w:r:t:o:qPh")) != -1) {
         int r = mpb_opt(&o, c, optarg);
         if (r > 0)
@@ -348,7 +323,8 @@ int main(int argc, char **argv)
     }
     enc = !strcmp(encname, "raw") ? PvmDataRaw : !strcmp(encname, "inplace") ? PvmDataInPlace : PvmDataDefault;
     if (optind < argc || nprocs < 2 || nprocs > 65 || window < 1 || mpb_make_sizes(&o) < 0 ||
-        pick(tlist, tnames, MPB_NTESTS, on_t) < 0 || pick(vlist, vnames, NVARIANTS, on_v) < 0) {
+        mpb_pick_tests(tlist, NULL, on_t) < 0 ||
+        mpb_pick(vlist, vnames, NVARIANTS, NULL, on_v) < 0) {
         usage();
         return 2;
     }

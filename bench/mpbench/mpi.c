@@ -222,29 +222,6 @@ static void usage(void)
             "%s", mpb_common_usage);
 }
 
-/* Marks the tests of list in on[]; names mpbench knows but this program
- * does not measure are skipped, anything else is an error. */
-static int pick(const char *list, int *on)
-{
-    char *copy = strdup(list), *save = NULL;
-    int rc = 0;
-    if (!copy)
-        return -1;
-    memset(on, 0, sizeof *on * MPB_NTESTS);
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        int k, all = !strcmp(t, "all"), known = all;
-        for (k = 0; k < MPB_NTESTS; k++)
-            if (all || !strcmp(t, mpb_tests[k].name)) {
-                on[k] = measured[k];
-                known = 1;
-            }
-        if (!known)
-            rc = -1;
-    }
-    free(copy);
-    return rc;
-}
-
 int main(int argc, char **argv)
 {
     CK(MPI_Init(&argc, &argv));
@@ -275,7 +252,7 @@ int main(int argc, char **argv)
     psend = strstr(vlist, "psend") != NULL;
     group = strstr(vlist, "group") != NULL;
     if (optind < argc || nranks < 2 || nranks > 65 || window < 1 || mpb_make_sizes(&o) < 0 ||
-        pick(tlist, on_t) < 0) {
+        mpb_pick_tests(tlist, measured, on_t) < 0) {
         if (!rank)
             usage();
         MPI_Finalize();

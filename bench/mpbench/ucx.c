@@ -26,6 +26,8 @@
 #include "common.h"
 
 enum { ID_CMD = 1, ID_DATA, ID_ACK };   /* AM ids: command, message, ack */
+/* the tests measured here (mpb_tests, common.h); the others are skipped */
+static const int measured[MPB_NTESTS] = { [MPB_LAT] = 1, [MPB_BW] = 1 };
 
 static ucp_context_h ctx;
 static ucp_worker_h worker;
@@ -248,26 +250,6 @@ static void usage(void)
             "%s", mpb_common_usage);
 }
 
-/* Marks latency and bandwidth in on[] where list names them; the other
- * tests mpbench knows are skipped, anything else is an error. */
-static int pick(const char *list, int *on)
-{
-    char *copy = strdup(list), *save = NULL;
-    int rc = copy ? 0 : -1;
-    for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
-        int all = !strcmp(t, "all"), known = all;
-        for (int k = 0; k < MPB_NTESTS; k++)
-            if (all || !strcmp(t, mpb_tests[k].name)) {
-                on[k] = k == MPB_LAT || k == MPB_BW;
-                known = 1;
-            }
-        if (!known)
-            rc = -1;
-    }
-    free(copy);
-    return rc;
-}
-
 int main(int argc, char **argv)
 {
     struct mpb_opts o;
@@ -289,7 +271,8 @@ int main(int argc, char **argv)
             return c == 'h' ? 0 : 2;
         }
     }
-    if (optind < argc || window < 1 || mpb_make_sizes(&o) < 0 || pick(tlist, on_t) < 0) {
+    if (optind < argc || window < 1 || mpb_make_sizes(&o) < 0 ||
+        mpb_pick_tests(tlist, measured, on_t) < 0) {
         usage();
         return 2;
     }
