@@ -254,6 +254,26 @@ int mpb_pick(const char *list, const char *const *names, int count, const int *c
     return rc;
 }
 
+int mpb_args(int argc, char **argv, struct mpb_opts *o, const char **tlist, const char **vlist,
+             int *window)
+{
+    int c;
+    while ((c = getopt(argc, argv, "T:V:W:m:zn:s:i:w:r:t:o:qPh")) != -1) {
+        int r = mpb_opt(o, c, optarg);
+        if (r > 0)
+            continue;
+        if (r == 0 && c == 'T')
+            *tlist = optarg;
+        else if (r == 0 && c == 'V')
+            *vlist = optarg;
+        else if (r == 0 && c == 'W')
+            *window = atoi(optarg);
+        else
+            return c;
+    }
+    return optind < argc ? '?' : 0;
+}
+
 int mpb_pick_tests(const char *list, const int *can, int *on)
 {
     const char *names[MPB_NTESTS];

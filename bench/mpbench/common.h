@@ -61,6 +61,11 @@ void mpb_pin(int cpu);
  * names something unknown or memory ran out.  A program that measures only
  * some of mpbench's tests passes can[] and skips the rest quietly. */
 int mpb_pick(const char *list, const char *const *names, int count, const int *can, int *on);
+/* The command line of mpbench_mpi and mpbench_ucx: -T list, -V list, -W
+ * window and mpb_opt's options.  0 when all are read, else the option
+ * that is none of them ('h' for -h, '?' for a stray argument). */
+int mpb_args(int argc, char **argv, struct mpb_opts *o, const char **tlist, const char **vlist,
+             int *window);
 /* mpb_pick over the names of mpb_tests[] (a -T list). */
 int mpb_pick_tests(const char *list, const int *can, int *on);
 /* reduce's work: dst[k] += src[k] over the n / 8 doubles of two buffers */

@@ -232,26 +232,16 @@ int main(int argc, char **argv)
     struct mpb_opts o;
     mpb_opts_default(&o);
     const char *tlist = "all", *vlist = "psend,pack";
-    while ((c = getopt(argc, argv, "T:V:W:m:zn:s:i:w:r:t:o:qPh")) != -1) {
-        int r = mpb_opt(&o, c, optarg);
-        if (r > 0)
-            continue;
-        if (r == 0 && c == 'T')
-            tlist = optarg;
-        else if (r == 0 && c == 'V')
-            vlist = optarg;
-        else if (r == 0 && c == 'W')
-            window = atoi(optarg);
-        else {
-            if (!rank)
-                usage();
-            MPI_Finalize();
-            return c == 'h' ? 0 : 2;
-        }
+    c = mpb_args(argc, argv, &o, &tlist, &vlist, &window);
+    if (c == 'h') {
+        if (!rank)
+            usage();
+        MPI_Finalize();
+        return 0;
     }
     psend = strstr(vlist, "psend") != NULL;
     group = strstr(vlist, "group") != NULL;
-    if (optind < argc || nranks < 2 || nranks > 65 || window < 1 || mpb_make_sizes(&o) < 0 ||
+    if (c || nranks < 2 || nranks > 65 || window < 1 || mpb_make_sizes(&o) < 0 ||
         mpb_pick_tests(tlist, measured, on_t) < 0) {
         if (!rank)
             usage();

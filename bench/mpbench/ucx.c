@@ -256,22 +256,12 @@ int main(int argc, char **argv)
     int c, on_t[MPB_NTESTS] = { 0 };
     const char *tlist = "all", *vlist = "psend,pack";
     mpb_opts_default(&o);
-    while ((c = getopt(argc, argv, "T:V:W:m:zn:s:i:w:r:t:o:qPh")) != -1) {
-        int r = mpb_opt(&o, c, optarg);
-        if (r > 0)
-            continue;
-        if (r == 0 && c == 'T')
-            tlist = optarg;
-        else if (r == 0 && c == 'V')
-            vlist = optarg;
-        else if (r == 0 && c == 'W')
-            window = atoi(optarg);
-        else {
-            usage();
-            return c == 'h' ? 0 : 2;
-        }
+    c = mpb_args(argc, argv, &o, &tlist, &vlist, &window);
+    if (c == 'h') {
+        usage();
+        return 0;
     }
-    if (optind < argc || window < 1 || mpb_make_sizes(&o) < 0 ||
+    if (c || window < 1 || mpb_make_sizes(&o) < 0 ||
         mpb_pick_tests(tlist, measured, on_t) < 0) {
         usage();
         return 2;
