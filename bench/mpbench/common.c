@@ -254,6 +254,37 @@ int mpb_pick(const char *list, const char *const *names, int count, const int *c
     return rc;
 }
 
+double mpb_value(int test, long n, int iters, double dt)
+{
+    switch (test) {
+    case MPB_LAT: return dt / iters / 2 * 1e6;
+    case MPB_RT: return iters / dt;
+    case MPB_BW: return (double)n * iters / dt / 1e6;
+    case MPB_BIBW: return 2.0 * n * iters / dt / 1e6;
+    default: return dt / iters * 1e6;
+    }
+}
+
+int mpb_series_run(const struct mpb_opts *o, int test, int var, const char *name,
+                   mpb_point_fn point)
+{
+    struct mpb_series s;
+    if (mpb_series_open(&s, o, name, mpb_tests[test].unit) < 0)
+        return -1;
+    for (int i = 0; i < o->nsizes; i++) {
+        long n = o->sizes[i];
+        mpb_progress(o, name, n);
+        double warm = o->warm ? point(test, var, n, o->warm) : 0;
+        int iters = mpb_iters_for(o, warm, o->warm);
+        double val[MPB_MAXREP];
+        for (int r = 0; r < o->repeats; r++)
+            val[r] = mpb_value(test, n, iters, point(test, var, n, iters));
+        mpb_series_point(&s, n, val, o->repeats, iters);
+    }
+    mpb_series_close(&s);
+    return 0;
+}
+
 int mpb_args(int argc, char **argv, struct mpb_opts *o, const char **tlist, const char **vlist,
              int *window)
 {

@@ -88,6 +88,15 @@ int mpb_series_open(struct mpb_series *s, const struct mpb_opts *o, const char *
 /* Reports the n timed runs v[] of one size (sorts them). */
 void mpb_series_point(struct mpb_series *s, long size, double *v, int n, int iters);
 void mpb_series_close(struct mpb_series *s);
+/* A test's figure from iters operations of n bytes in dt seconds. */
+double mpb_value(int test, long n, int iters, double dt);
+/* Times one operation kind: iters of test (variant var) with n bytes,
+ * returns seconds (each program's own run_point). */
+typedef double (*mpb_point_fn)(int test, int var, long n, int iters);
+/* One series: name's .dat file over every size of o, each a warm-up then
+ * o->repeats timed runs of point.  0, or -1 if the file cannot be written. */
+int mpb_series_run(const struct mpb_opts *o, int test, int var, const char *name,
+                   mpb_point_fn point);
 /* Progress on stderr: a live line on a terminal, else one line per series. */
 void mpb_progress(const struct mpb_opts *o, const char *name, long size);
 /* Clears the live line (terminal only). */

@@ -266,17 +266,6 @@ static double run_point(int test, int var, long n, int iters)
     return dt;
 }
 
-static double value_of(int test, long n, int iters, double dt)
-{
-    switch (test) {
-    case MPB_LAT: return dt / iters / 2 * 1e6;
-    case MPB_RT: return iters / dt;
-    case MPB_BW: return (double)n * iters / dt / 1e6;
-    case MPB_BIBW: return 2.0 * n * iters / dt / 1e6;
-    default: return dt / iters * 1e6;
-    }
-}
-
 static void usage(void)
 {
     fprintf(stderr,
@@ -376,20 +365,8 @@ int main(int argc, char **argv)
                 continue;
             char name[64];
             mpb_series_name(name, sizeof name, t, nprocs, vnames[v]);
-            struct mpb_series s;
-            if (mpb_series_open(&s, &o, name, mpb_tests[t].unit) < 0)
+            if (mpb_series_run(&o, t, v, name, run_point) < 0)
                 fail("writing the .dat file", -1);
-            for (int i = 0; i < o.nsizes; i++) {
-                long n = o.sizes[i];
-                mpb_progress(&o, name, n);
-                double warm = o.warm ? run_point(t, v, n, o.warm) : 0;
-                int iters = mpb_iters_for(&o, warm, o.warm);
-                double val[MPB_MAXREP];
-                for (int r = 0; r < o.repeats; r++)
-                    val[r] = value_of(t, n, iters, run_point(t, v, n, iters));
-                mpb_series_point(&s, n, val, o.repeats, iters);
-            }
-            mpb_series_close(&s);
         }
     }
     mpb_progress_done(&o);

@@ -144,9 +144,11 @@ static void peer_main(void)
     }
 }
 
-/* Runs iters operations with the peer; returns seconds. */
-static double run_point(int test, long n, int iters)
+/* Runs iters operations with the peer; returns seconds (one variant:
+ * var is mpb_point_fn's). */
+static double run_point(int test, int var, long n, int iters)
 {
+    (void)var;
     int c[4] = { test, (int)n, iters, window };
     unsigned long data0 = got_data, ack0 = got_ack;
     xsend(ID_CMD, c, sizeof c);
@@ -160,11 +162,6 @@ static double run_point(int test, long n, int iters)
             wait_for(&got_ack, ++ack0);
     }
     return mpb_now() - t0;
-}
-
-static double value_of(int test, long n, int iters, double dt)
-{
-    return test == MPB_LAT ? dt / iters / 2 * 1e6 : (double)n * iters / dt / 1e6;
 }
 
 /* UCX up for this process: context, worker, the three handlers; returns
@@ -308,30 +305,18 @@ int main(int argc, char **argv)
            getenv("UCX_TLS"), ucp_get_version_string(), window, mpb_ncpus(),
            o.nopin ? "" : ", pinned (cores 0 and 1)", o.repeats);
     /* settle the connection (wire-up, rendezvous) before the first point */
-    run_point(MPB_LAT, 8, 100);
-    run_point(MPB_BW, max, 4);
+    run_point(MPB_LAT, 0, 8, 100);
+    run_point(MPB_BW, 0, max, 4);
     for (int t = 0; t < MPB_NTESTS && strstr(vlist, "psend"); t++) {
         if (!on_t[t])
             continue;
         char name[64];
         mpb_series_name(name, sizeof name, t, 2, "psend");
-        struct mpb_series s;
-        if (mpb_series_open(&s, &o, name, mpb_tests[t].unit) < 0) {
+        if (mpb_series_run(&o, t, 0, name, run_point) < 0) {
             perror("mpbench_ucx: writing the .dat file");
             kill(pid, SIGTERM);
             return 1;
         }
-        for (int i = 0; i < o.nsizes; i++) {
-            long n = o.sizes[i];
-            mpb_progress(&o, name, n);
-            double warm = o.warm ? run_point(t, n, o.warm) : 0;
-            int iters = mpb_iters_for(&o, warm, o.warm);
-            double val[MPB_MAXREP];
-            for (int r = 0; r < o.repeats; r++)
-                val[r] = value_of(t, n, iters, run_point(t, n, iters));
-            mpb_series_point(&s, n, val, o.repeats, iters);
-        }
-        mpb_series_close(&s);
     }
     mpb_progress_done(&o);
     int stop[4] = { -1, 0, 0, 0 };
