@@ -21,6 +21,7 @@ libam_la_SOURCES = libam/am.h libam/am_int.h libam/am_base.c libam/am_proto.c li
 # the shm transport's other files (libam/shm/shm.h lists them) and the
 # parking of incoming connections that tcp and shm share
 libam_la_SOURCES += libam/conn_park.h libam/conn_park.c libam/shm/shm.h libam/shm/ring.h \
+	libam/shm/short.h \
 	libam/shm/ring.c libam/shm/segment.c libam/shm/copy.c
 nodist_libam_la_SOURCES = libam/tr_table.c
 # libam.so exports the API of libam/am.h (am_*) and nothing else.
