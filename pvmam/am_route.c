@@ -225,6 +225,8 @@ static void r_connect(void *ctx)
     if (start_ifcs(&c) < 0)
         goto fail;
     int rc = pvmx.h_frag = pvmx_frag_bind();
+    if (rc >= 0)
+        rc = pvmx_short_bind();
     if (rc < 0) {
         fprintf(stderr, "libpvm3am: cannot start AM (%s); running without AM\n",
                 am_strerror(rc));

@@ -342,7 +342,5 @@ int pvmx_frag_bind(void)
     int id = am_address_to_id(pvmx_frag_handler);
     if (id >= 0)
         am_set_placer(id, frag_place, HDR_FIRST);
-    if (id >= 0 && pvmx_short_bind() < 0)   /* short.c's: bound in the same order everywhere */
-        return AM_ERR_NOMEM;
     return id;
 }

@@ -235,7 +235,7 @@ void pvmx_init_note(struct pmsg *m);        /* HELLO/TABLE/DONE/GO arrived */
 int pvmx_frag_send(struct pvmx_peer *p, struct pmsg *m);
 int pvmx_frag_send_bytes(struct pvmx_peer *p, int tag, int ctx, const void *buf, size_t len);
 void pvmx_frag_handler(const am_token_t *tok, void *data, size_t len);
-int pvmx_frag_bind(void);   /* handler id (with its placer; short.c's too), or < 0 */
+int pvmx_frag_bind(void);   /* handler id (with its placer), or < 0 */
 /* A send failed with libam's rc: the PVM error to return (a dead peer's link dies). */
 int pvmx_frag_failed(struct pvmx_peer *p, int rc);
 void pvmx_frag_check_place(void);   /* before am_poll: is a precv's buffer still wanted? */
@@ -251,6 +251,7 @@ void pvmx_peer_drop_partial(struct pvmx_peer *p);   /* only a half-received one 
 #define PVMX_SHORT_HDR 8   /* its header: tag, ctx */
 int pvmx_short_send_bytes(struct pvmx_peer *p, int tag, int ctx, const void *buf, size_t len);
 int pvmx_short_send_msg(struct pvmx_peer *p, struct pmsg *m);   /* 1: not this way */
-int pvmx_short_bind(void);   /* its handlers' ids, after frag.c's (pvmx_frag_bind) */
+/* Its handlers' ids (after frag.c's, so every task numbers them alike), or < 0. */
+int pvmx_short_bind(void);
 
 #endif /* PVMAM_INT_H */
