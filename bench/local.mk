@@ -49,7 +49,7 @@ noinst_PROGRAMS += bench/mpbench/mpbench_stock bench/mpbench/mpbench_am \
 MPBENCH_COMMON = bench/mpbench/common.c bench/mpbench/common.h
 bench_mpbench_mpbench_stock_SOURCES = bench/mpbench/mpbench.c $(MPBENCH_COMMON)
 bench_mpbench_mpbench_stock_CPPFLAGS = -DMPB_LIB='"stock libpvm3"'
-bench_mpbench_mpbench_stock_LDADD = -lpvm3 -lm
+bench_mpbench_mpbench_stock_LDADD = -lgpvm3 -lpvm3 -lm
 bench_mpbench_mpbench_am_SOURCES = bench/mpbench/mpbench.c $(MPBENCH_COMMON)
 bench_mpbench_mpbench_am_CPPFLAGS = -DMPB_LIB='"libpvm3am"'
 bench_mpbench_mpbench_am_LDADD = libpvm3am.la -lm
@@ -70,9 +70,23 @@ else
 EXTRA_DIST += bench/mpbench/mpi.c
 endif
 
+# The latency and bandwidth tests against UCX itself (ucp active
+# messages, two processes on this host), built only where configure found
+# UCX; the comparison's ucx configuration (bench/mpbench/run.sh).
+if HAVE_UCX
+noinst_PROGRAMS += bench/mpbench/mpbench_ucx
+bench_mpbench_mpbench_ucx_SOURCES = bench/mpbench/ucx.c $(MPBENCH_COMMON)
+bench_mpbench_mpbench_ucx_CPPFLAGS = $(UCX_CFLAGS)
+bench_mpbench_mpbench_ucx_LDADD = $(UCX_LIBS) -lm
+BENCH_MPB_UCX = bench/mpbench/mpbench_ucx
+else
+EXTRA_DIST += bench/mpbench/ucx.c
+BENCH_MPB_UCX =
+endif
+
 MPBENCH_OUT ?= $(abs_top_builddir)/bench-out
 .PHONY: bench-mpbench
-bench-mpbench: bench/mpbench/mpbench_stock bench/mpbench/mpbench_am bench/mpbench/rawbench
+bench-mpbench: bench/mpbench/mpbench_stock bench/mpbench/mpbench_am bench/mpbench/rawbench $(BENCH_MPB_UCX)
 	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' PVMD='$(PVMD)' \
 	  BENCH_QUICK='$(BENCH_QUICK)' bash $(top_srcdir)/bench/mpbench/run.sh --out '$(MPBENCH_OUT)'
 BENCH_TARGETS += bench-mpbench
@@ -81,9 +95,23 @@ BENCH_TARGETS += bench-mpbench
 EXTRA_DIST += bench/lib/bench.sh bench/fft/run.sh bench/fft/report.sh bench/fft/plot.sh bench/fft/seconds.awk \
 	bench/fft/figures
 
+# FFTW's own MPI 2-D transform, timed like examples/fft (the comparison's
+# fftw-mpi configuration), built only where configure found MPI and
+# libfftw3_mpi; check.c gives it the same input and oracle.
+if HAVE_FFTW_MPI
+noinst_PROGRAMS += bench/fft/fft_fftw_mpi
+bench_fft_fft_fftw_mpi_SOURCES = bench/fft/fftw_mpi.c examples/fft/check.c examples/fft/fft.h
+bench_fft_fft_fftw_mpi_CPPFLAGS = -I$(top_srcdir)/examples/fft $(MPI_CFLAGS) $(FFTW3_CFLAGS)
+bench_fft_fft_fftw_mpi_LDADD = $(FFTW3_MPI_LIBS) $(FFTW3_LIBS) $(MPI_LIBS) -lm
+BENCH_FFT_MPI = bench/fft/fft_fftw_mpi
+else
+EXTRA_DIST += bench/fft/fftw_mpi.c
+BENCH_FFT_MPI =
+endif
+
 FFT_OUT ?= $(abs_top_builddir)/bench-fft-out
 .PHONY: bench-fft
-bench-fft: examples/fft/fft_stock examples/fft/fft_am
+bench-fft: examples/fft/fft_stock examples/fft/fft_am $(BENCH_FFT_MPI)
 	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' PVMD='$(PVMD)' \
 	  BENCH_QUICK='$(BENCH_QUICK)' bash $(top_srcdir)/bench/fft/run.sh --out '$(FFT_OUT)'
 BENCH_TARGETS += bench-fft

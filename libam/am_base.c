@@ -1,6 +1,7 @@
 /*
- * am_base.c - libam objects: status texts, the address-identifier table,
- * configuration, interfaces, endpoints and statistics.
+ * am_base.c - libam objects: status texts, configuration, interfaces,
+ * endpoints and statistics.  The address-identifier table is in
+ * am_handlers.c, waiting in am_poll.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,78 +29,6 @@ const char *am_strerror(int s)
     case AM_ERR_NOTRANSPORT: return "unknown transport";
     default: return "unknown status";
     }
-}
-
-/* ---- address identifiers (thesis 5.2) ---------------------------------- */
-
-static am_handler_fn *ids;
-static struct placer { am_place_fn fn; size_t head; } *placers;   /* by id, like ids */
-static int nids, capids;
-
-int am_global_shutdown(void)
-{
-    free(ids);
-    free(placers);
-    ids = NULL;
-    placers = NULL;
-    nids = capids = 0;
-    return AM_OK;
-}
-
-int am_bind_address_with_id(am_handler_fn fn, int id)
-{
-    if (id < 0 || id >= AMX_BLANK)
-        return AM_ERR_INVAL;
-    if (id >= capids) {
-        int cap = capids ? capids : 16;
-        while (cap <= id)
-            cap *= 2;
-        am_handler_fn *t = realloc(ids, sizeof *t * (size_t)cap);
-        if (!t)
-            return AM_ERR_NOMEM;
-        memset(t + capids, 0, sizeof *t * (size_t)(cap - capids));
-        ids = t;
-        struct placer *pl = realloc(placers, sizeof *pl * (size_t)cap);
-        if (!pl)
-            return AM_ERR_NOMEM;
-        memset(pl + capids, 0, sizeof *pl * (size_t)(cap - capids));
-        placers = pl;
-        capids = cap;
-    }
-    ids[id] = fn;
-    if (id >= nids)
-        nids = id + 1;
-    return AM_OK;
-}
-
-int am_address_to_id(am_handler_fn fn)
-{
-    if (!fn)
-        return AM_ERR_INVAL;
-    int rc = am_bind_address_with_id(fn, nids);
-    return rc < 0 ? rc : nids - 1;
-}
-
-am_handler_fn am_id_to_address(int id)
-{
-    return id >= 0 && id < nids ? ids[id] : NULL;
-}
-
-int am_set_placer(int handler, am_place_fn place, size_t head_len)
-{
-    if (handler < 0 || handler >= nids || head_len > AM_PLACE_HEAD_MAX)
-        return AM_ERR_INVAL;
-    placers[handler].fn = place;
-    placers[handler].head = head_len;
-    return AM_OK;
-}
-
-am_place_fn amx_placer(int id, size_t *head_len)
-{
-    if (id < 0 || id >= nids || !placers[id].fn)
-        return NULL;
-    *head_len = placers[id].head;
-    return placers[id].fn;
 }
 
 /* ---- configuration and interfaces ------------------------------------ */
@@ -232,26 +161,6 @@ void am_set_dead_handler(am_interface_t *ifc, am_dead_fn fn, void *arg)
     }
 }
 
-void am_set_wait_hook(am_interface_t *ifc, am_wait_hook_fn fn, void *arg)
-{
-    if (ifc) {
-        ifc->wait_hook = fn;
-        ifc->wait_arg = arg;
-    }
-}
-
-void amx_wait_hook(am_interface_t *ifc)
-{
-    if (ifc->wait_hook)
-        ifc->wait_hook(ifc, ifc->wait_arg);
-}
-int am_event_fd(am_interface_t *ifc)
-{
-    if (!ifc)
-        return -1;
-    amx_pay_all(ifc);   /* about to sleep: nobody else will carry them */
-    return ifc->tr->event_fd(ifc);
-}
 unsigned am_outstanding(const am_interface_t *ifc) { return ifc ? ifc->outstanding : 0; }
 
 /* ---- endpoints (thesis 5.1) --------------------------------------------- */
@@ -271,6 +180,24 @@ am_endpoint_t *am_find_task(am_interface_t *ifc, int32_t tid)
         }
     }
     return NULL;
+}
+
+/* The requests by tid: here, by their lookup, so that am_send.c calls
+ * nothing in the file that picks the transports (libam calls in layers,
+ * tests/libam/call-circles.sh). */
+int am_request_vdata(am_interface_t *ifc, int32_t tid, int handler,
+                     const struct iovec *iov, int iovcnt)
+{
+    am_endpoint_t *ep = am_find_task(ifc, tid);
+    if (!ep)
+        return ifc ? AM_ERR_NOTASK : AM_ERR_INVAL;
+    return am_request_vdata_ep(ifc, ep, handler, iov, iovcnt);
+}
+
+int am_request(am_interface_t *ifc, int32_t tid, int handler, const void *data, size_t len)
+{
+    struct iovec v = { (void *)data, len };
+    return am_request_vdata(ifc, tid, handler, &v, len ? 1 : 0);
 }
 
 const char *am_task_address(am_interface_t *ifc, int32_t tid)

@@ -166,7 +166,8 @@ struct am_interface {
 };
 
 /*
- * A transport (thesis appendix C) is one file, libam/tr_NAME.c, defining
+ * A transport (thesis appendix C) is one file, libam/tr_NAME.c (with
+ * helpers of its own in libam/NAME/ where it is big: shm, ucx), defining
  * `const struct am_transport_ops amx_tr_NAME`, and one line in the
  * LIBAM_TRANSPORTS list of libam/local.mk, from which the build generates
  * amx_transport_table (so a static libam.a keeps every transport too).
@@ -233,7 +234,7 @@ int amx_key_ok(const am_interface_t *ifc, const struct amx_hdr *h);
 /* The same, and counts a drop (ifc, and ep unless NULL) when it does not. */
 int amx_auth(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h);
 
-/* am_proto.c: a whole AM arrived from ep (header parsed, payload at p).
+/* am_input.c: a whole AM arrived from ep (header parsed, payload at p).
  * ep is NULL when the transport knows no endpoint for its source: it is
  * still checked for the secret (and counted), then dropped. */
 int amx_input(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, char *p);
@@ -247,16 +248,24 @@ int amx_input_placed(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hd
  * the head's length, or NULL: receive it the ordinary way. */
 char *amx_offer_place(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h,
                       const char *p, size_t have, size_t *hl);
-am_place_fn amx_placer(int id, size_t *head_len);   /* am_base.c; NULL if none */
+am_place_fn amx_placer(int id, size_t *head_len);   /* am_handlers.c; NULL if none */
+/* am_wire.c: the header's wire format, and the clock. */
 int amx_parse(const void *buf, size_t len, struct amx_hdr *h);
 void amx_pack_hdr(char *buf, const struct amx_hdr *h);
 /* The header in the interface's transport's format (host_order or not). */
 void amx_put_hdr(const am_interface_t *ifc, char *buf, const struct amx_hdr *h);
+uint64_t amx_now_us(void);
+/* am_poll.c: the endpoint is dead (closed, dead handler called). */
 void amx_declare_dead(am_interface_t *ifc, am_endpoint_t *ep);
 /* A waiting call's turn for the caller's other work (am_set_wait_hook). */
 void amx_wait_hook(am_interface_t *ifc);
+/* am_send.c: one whole AM out through the transport (the loss knob first). */
+int amx_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *iov, int n);
+/* The blank reply for the request (inst, seq) and the nblank - 1 before it. */
+void amx_send_blank(am_interface_t *ifc, am_endpoint_t *ep, uint8_t inst, uint32_t seq,
+                    uint8_t nblank);
 void amx_pay_owed(am_interface_t *ifc, am_endpoint_t *ep);
 void amx_pay_all(am_interface_t *ifc);   /* every endpoint's, now */
-uint64_t amx_now_us(void);
+void amx_pay_due(am_interface_t *ifc);   /* those owed long enough (am_poll's timers) */
 
 #endif /* LIBAM_AM_INT_H */

@@ -16,20 +16,27 @@ endif
 
 lib_LTLIBRARIES += libam.la
 include_HEADERS += libam/am.h
-libam_la_SOURCES = libam/am.h libam/am_int.h libam/am_base.c libam/am_proto.c libam/am_auth.c \
+libam_la_SOURCES = libam/am.h libam/am_int.h libam/am_base.c libam/am_handlers.c libam/am_wire.c \
+	libam/am_send.c libam/am_input.c libam/am_poll.c libam/am_auth.c \
 	libam/am_net.h libam/am_net.c libam/tr_shm.h $(LIBAM_TRANSPORTS)
 # the shm transport's other files (libam/shm/shm.h lists them) and the
 # parking of incoming connections that tcp and shm share
 libam_la_SOURCES += libam/conn_park.h libam/conn_park.c libam/shm/shm.h libam/shm/ring.h \
 	libam/shm/short.h \
 	libam/shm/ring.c libam/shm/segment.c libam/shm/copy.c
+# the ucx transport's other files (libam/ucx/ucx.h lists them), with it
+LIBAM_UCX_FILES = libam/ucx/ucx.h libam/ucx/worker.c libam/ucx/endpoint.c libam/ucx/recv.c \
+	libam/ucx/addr.c
+if HAVE_UCX
+libam_la_SOURCES += $(LIBAM_UCX_FILES)
+endif
 nodist_libam_la_SOURCES = libam/tr_table.c
 # libam.so exports the API of libam/am.h (am_*) and nothing else.
 libam_la_CFLAGS = $(AM_CFLAGS) $(LIB_CFLAGS) $(UCX_CFLAGS)
 libam_la_LIBADD = $(UCX_LIBS)
 libam_la_LDFLAGS = -version-info 0:0:0 -Wl,--version-script=$(srcdir)/libam/libam.map
 EXTRA_libam_la_DEPENDENCIES = libam/libam.map
-EXTRA_DIST += libam/libam.map libam/tr_ucx.c
+EXTRA_DIST += libam/libam.map libam/tr_ucx.c $(LIBAM_UCX_FILES)
 pkgconfig_DATA += libam/libam.pc
 CLEANFILES += libam/tr_table.c
 

@@ -1,7 +1,7 @@
 /*
  * tr_shm.c - the shared-memory transport, for peers on the same host
  * (same kernel and same network namespace).  Reliable and ordered like
- * tcp, so am_proto.c keeps no copies or timers.  This file is its ops:
+ * tcp, so am_send.c keeps no copies or timers.  This file is its ops:
  * sending and receiving; the segment, the handshake and waking are in
  * libam/shm/segment.c, a ring's ends in libam/shm/ring.h, big payloads
  * in libam/shm/copy.c (the list: libam/shm/shm.h).
@@ -575,7 +575,7 @@ static int shm_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
     return send_done(ifc, ep, rc);
 }
 
-/* A small AM (am_proto.c's put_small) written straight into the ring:
+/* A small AM (am_send.c's put_small) written straight into the ring:
  * up to SHORT_MAX payload bytes as one REC_SHORT line, else the header as
  * it is in memory (host_order), then the payload.  Only
  * when it fits now without a pad: waiting for room may run handlers,

@@ -1,7 +1,7 @@
 /*
  * tr_tcp.c - the tcp transport: one stream connection per endpoint, all
  * watched by one epoll fd (the interface's event fd).  Reliable and
- * ordered, so am_proto.c keeps no copies or timers (thesis section 10).
+ * ordered, so am_send.c keeps no copies or timers (thesis section 10).
  * The connector opens with a HELLO AM naming its own address, so the
  * acceptor can match connections to endpoints whatever order they come
  * in; connections nobody has claimed yet are parked.

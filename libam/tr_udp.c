@@ -1,6 +1,6 @@
 /*
  * tr_udp.c - the udp transport: one datagram per AM (thesis 5.3.2).
- * Unreliable: am_proto.c keeps copies and retransmits.
+ * Unreliable: am_send.c keeps copies and am_poll.c retransmits.
  *
  * The interface's socket (bound to its port, SO_REUSEPORT) hears strangers
  * and early datagrams.  Each connected endpoint gets its own socket on the

@@ -3,8 +3,8 @@
  * to do, for ambench's shm table: how far the bare cache line (no
  * protocol at all) is from what libam's shm transport can reach at best.
  *
- * Every message here does what libam/tr_shm.c and libam/am_proto.c do for
- * a small AM, written as one straight function a side and nothing else:
+ * Every message here does what libam/tr_shm.c, libam/am_send.c and
+ * libam/am_input.c do for a small AM, written as one straight function a side and nothing else:
  *   - libam's own records (struct rec, REC_LEN in libam/tr_shm.h): a stamp
  *     stored last (position XOR a salt), kind and size, the ack of the
  *     other ring, the AM header (struct amx_hdr), the payload; a ring

@@ -48,6 +48,10 @@ table() {  # title, file suffix, awk format of one cell from $2 $3 $4 $5
     echo "configurations interleaved.  Values are medians over every timed pass of every round;"
     echo "'+-' is half the min..max spread relative to the median (full spread in dat/*.spread)."
     echo "Only passes that printed PASS count.  The machine is shared and noisy: compare within one run."
+    case " $CFGS " in *" fftw-mpi "*)
+        echo "fftw-mpi: FFTW's MPI 2-D transform (bench/fft/fftw_mpi.c), S ranks, rank 0 holding the array,"
+        echo "timed the same way (scatter of the rows, transform, gather of the result)." ;;
+    esac
     table "execution time (seconds; clock from the first row sent to the last result in)" spread \
         'sprintf("%.4f", $2) ($5 > 1 ? sprintf(" +-%.0f%%", ($4 - $3) / 2 / $2 * 100) : "")'
     table "speedup over the smallest slave count (its median / this median)" speedup 'sprintf("%.2f", $2)'
@@ -71,6 +75,21 @@ table() {  # title, file suffix, awk format of one cell from $2 $3 $4 $5
                 for (j = 1; j <= n; j++) if (cl[j] ~ /^am-/)
                     printf " %10s", (best != "" && ((cl[j] " " s) in t)) ? sprintf("%.2fx", best / t[cl[j] " " s]) : "-"
                 printf "\n"
+            }
+            # FFTW-MPI (fftw-mpi) where it ran: its median over ours
+            if (index(" " cfgs " ", " fftw-mpi ")) {
+                printf "\n== libpvm3am against FFTW itself over MPI (fftw-mpi, S ranks) at each slave count\n"
+                printf "   (fftw-mpi median / ours: above 1.00x ours is faster)\n"
+                printf "%7s %14s", "slaves", "fftw-mpi (s)"
+                for (j = 1; j <= n; j++) if (cl[j] ~ /^am-/) printf " %10s", cl[j]
+                printf "\n"
+                for (i = 1; i <= k; i++) {
+                    s = sz[i]; f = ("fftw-mpi " s) in t ? t["fftw-mpi " s] : ""
+                    printf "%7s %14s", s, f == "" ? "-" : sprintf("%.4f", f)
+                    for (j = 1; j <= n; j++) if (cl[j] ~ /^am-/)
+                        printf " %10s", (f != "" && ((cl[j] " " s) in t)) ? sprintf("%.2fx", f / t[cl[j] " " s]) : "-"
+                    printf "\n"
+                }
             }
             # oversubscription: the largest slave count against stock and against our own S = 2
             if (k >= 1 && ((def " " sz[k]) in t)) {

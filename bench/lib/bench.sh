@@ -167,7 +167,8 @@ bench_colour() {
     case $1 in
     stock-default) echo '#000000' ;; stock-direct) echo '#7f7f7f' ;;
     am-off) echo '#1f77b4' ;; am-tcp) echo '#d62728' ;; am-udp) echo '#2ca02c' ;; am-shm) echo '#9467bd' ;;
-    raw-tcp) echo '#ff7f0e' ;; raw-udp) echo '#8c564b' ;; *) echo '#17becf' ;;
+    raw-tcp) echo '#ff7f0e' ;; raw-udp) echo '#8c564b' ;; mpi) echo '#e377c2' ;;
+    ucx) echo '#bcbd22' ;; fftw-mpi) echo '#e377c2' ;; *) echo '#17becf' ;;
     esac
 }
 

@@ -1,8 +1,8 @@
 #!/bin/bash
 # headline.sh - one paragraph of the headline ratios of an MPBench run, for
 # the end of a log: ours (the fastest AM configuration that ran) against
-# stock PVM's routes and Open MPI, latency at the smallest size and the
-# largest streaming bandwidth, from metrics.dat (report.sh).
+# stock PVM's routes, Open MPI and UCX itself, latency at the smallest size
+# and the largest streaming bandwidth, from metrics.dat (report.sh).
 #   headline.sh METRICS_DAT "FAILED CONFIGS"
 set -u
 [ -s "$1" ] || { echo "Headline: no figures (no configuration produced data)."; exit 0; }
@@ -45,6 +45,16 @@ END {
             s = join(s, vs_r("raw TCP", r[k], r["raw-tcp psend"]))
             line = line sprintf(" Largest pvm_psend streaming bandwidth, %s %.0f MB/s", us_cfg, r[k])
             line = line (s == "" ? "." : "; " s ".")
+        }
+        # UCX itself (ucp active messages, bench/mpbench/ucx.c), as ours / ucx
+        u = "ucx psend"
+        if (ok(t0[k]) && ok(t0[u]) || ok(r[k]) && ok(r[u])) {
+            line = line sprintf(" Against UCX itself (ucx), %s/ucx:", us_cfg)
+            if (ok(t0[k]) && ok(t0[u]))
+                line = line sprintf(" %s-byte latency %s us vs %s us, %s (above 1x ours is slower)%s", sz[k], us(t0[k]),
+                                    us(t0[u]), x(t0[k] / t0[u]), ok(r[k]) && ok(r[u]) ? ";" : ".")
+            if (ok(r[k]) && ok(r[u]))
+                line = line sprintf(" largest bandwidth %.0f vs %.0f MB/s, %s (above 1x ours is faster).", r[k], r[u], x(r[k] / r[u]))
         }
         k = us_cfg " pack"
         if (ok(r[k]) && ok(r["stock-direct pack"]))

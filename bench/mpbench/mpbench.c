@@ -8,7 +8,10 @@
  * Tests: latency, roundtrip, bandwidth, bibandwidth, broadcast, reduce,
  * allreduce; each in two variants: psend (pvm_psend/pvm_precv) and pack
  * (pvm_initsend+pvm_pk*+pvm_send or pvm_mcast / pvm_recv+pvm_upk*).
- * Collectives are plain messages through the root (no group library).
+ * In both, collectives are plain messages through the root.  A third
+ * variant, group (-V group, collectives only), uses PVM's own: pvm_bcast,
+ * pvm_reduce(PvmSum) to the root, and for allreduce pvm_reduce then
+ * pvm_bcast (PVM has no allreduce), in a frozen group of all the tasks.
  * Run with -h for the options.
  */
 #define _GNU_SOURCE
@@ -25,8 +28,13 @@
 #endif
 
 enum { TAG_CMD = 0x4d50, TAG_READY, TAG_DATA, TAG_ACK };
-enum { V_PSEND, V_PACK, NVARIANTS };
-static const char *const vnames[NVARIANTS] = { "psend", "pack" };
+enum { V_PSEND, V_PACK, V_GROUP, NVARIANTS };
+static const char *const vnames[NVARIANTS] = { "psend", "pack", "group" };
+#define GROUP "mpbench"
+enum { CMD_JOIN = 100 };   /* join GROUP and freeze it at cmd[3] members */
+/* pvm_reduce takes no empty array: below 8 bytes the group variant
+ * reduces one double */
+static int group_count(long n) { return n < 8 ? 1 : (int)(n / 8); }
 
 static int enc = PvmDataDefault;   /* -e: encoding of the pack variant */
 static int window = 8;             /* -W: messages in flight before an ack */
@@ -59,6 +67,12 @@ static void xsend(int tid, int var, void *p, long n, int dbl)
 /* The same message to every slave: pvm_mcast in the pack variant. */
 static void xbcast(int var, void *p, long n, int dbl)
 {
+    if (var == V_GROUP) {
+        CK(pvm_initsend(enc));
+        CK(dbl ? pvm_pkdouble(p, (int)(n / 8), 1) : pvm_pkbyte(p, (int)n, 1));
+        CK(pvm_bcast(GROUP, TAG_DATA));
+        return;
+    }
     if (var == V_PSEND || nslaves == 1) {
         for (int i = 0; i < nslaves; i++)
             xsend(tids[i], var, p, n, dbl);
@@ -70,7 +84,7 @@ static void xbcast(int var, void *p, long n, int dbl)
 }
 
 static void xrecv(int tid, int var, void *p, long n, int dbl)
-{
+{   /* V_GROUP: pvm_bcast's messages are received like V_PACK's */
     if (var == V_PSEND) {
         int t, g, l;
         CK(pvm_precv(tid, TAG_DATA, p, (int)(dbl ? n / 8 : n), dbl ? PVM_DOUBLE : PVM_BYTE, &t, &g, &l));
@@ -116,12 +130,18 @@ static void slave(int test, int var, long n, int iters)
             }
             break;
         case MPB_RED:
-            xsend(parent, var, buf, n, 1);
+            if (var == V_GROUP)
+                CK(pvm_reduce(PvmSum, buf, group_count(n), PVM_DOUBLE, TAG_DATA, GROUP, 0));
+            else
+                xsend(parent, var, buf, n, 1);
             if ((i + 1) % window == 0 && i + 1 < iters)
                 CK(pvm_recv(parent, TAG_ACK));
             break;
         case MPB_ALLRED:
-            xsend(parent, var, buf, n, 1);
+            if (var == V_GROUP)
+                CK(pvm_reduce(PvmSum, buf, group_count(n), PVM_DOUBLE, TAG_DATA, GROUP, 0));
+            else
+                xsend(parent, var, buf, n, 1);
             xrecv(parent, var, buf, n, 1);
             break;
         }
@@ -142,6 +162,12 @@ static int slave_main(int rank, int pin, int direct)
         CK(pvm_upkint(cmd, 5, 1));
         if (cmd[0] < 0)
             break;
+        if (cmd[0] == CMD_JOIN) {
+            CK(pvm_joingroup(GROUP));
+            CK(pvm_freezegroup(GROUP, cmd[3]));
+            ctl(parent, TAG_READY);
+            continue;
+        }
         window = cmd[4];
         if (cmd[2] + 8L > have) {
             free(buf);
@@ -158,9 +184,31 @@ static int slave_main(int rank, int pin, int direct)
 
 /* ---- the master (root) side ------------------------------------------------ */
 
+/* The group variant's group: the master joins first (instance 0, the
+ * root of every reduce), then every slave; frozen, so the collectives
+ * find members and coordinators in the members' own cache instead of
+ * asking pvmgs each time. */
+static void join_all(void)
+{
+    static int joined;
+    if (joined)
+        return;
+    CK(pvm_joingroup(GROUP));
+    int cmd[5] = { CMD_JOIN, 0, 0, nslaves + 1, 0 };
+    CK(pvm_initsend(PvmDataDefault));
+    CK(pvm_pkint(cmd, 5, 1));
+    CK(pvm_mcast(tids, nslaves, TAG_CMD));
+    CK(pvm_freezegroup(GROUP, nslaves + 1));
+    for (int s = 0; s < nslaves; s++)
+        CK(pvm_recv(tids[s], TAG_READY));
+    joined = 1;
+}
+
 /* Runs iters operations with the slaves taking part; returns seconds. */
 static double run_point(int test, int var, long n, int iters)
 {
+    if (var == V_GROUP)
+        join_all();
     int np = mpb_tests[test].collective ? nslaves : 1;
     int saved = nslaves;
     int cmd[5] = { test, var, (int)n, iters, window };
@@ -199,7 +247,9 @@ static double run_point(int test, int var, long n, int iters)
         case MPB_RED:
         case MPB_ALLRED:
             memset(acc, 0, (size_t)n);
-            for (int s = 0; s < np; s++) {
+            if (var == V_GROUP)
+                CK(pvm_reduce(PvmSum, acc, group_count(n), PVM_DOUBLE, TAG_DATA, GROUP, 0));
+            for (int s = 0; s < np && var != V_GROUP; s++) {
                 xrecv(tids[s], var, buf, n, 1);
                 mpb_sum_doubles(acc, buf, n);
             }
@@ -233,7 +283,8 @@ static void usage(void)
             "usage: mpbench [options]   (inside a running PVM)\n"
             "  -T LIST    tests, comma-separated, or all (default): latency,roundtrip,\n"
             "             bandwidth,bibandwidth,broadcast,reduce,allreduce\n"
-            "  -V LIST    variants: psend,pack (default both)\n"
+            "  -V LIST    variants: psend,pack,group (default psend,pack; group:\n"
+            "             collectives only, with pvm_bcast and pvm_reduce)\n"
             "  -p N       tasks in collectives, root included (default 4; other\n"
             "             counts name the tests TEST-pN, e.g. reduce-p8)\n"
             "  -W N       window: messages in flight before an ack (default 8)\n"
@@ -345,7 +396,7 @@ int main(int argc, char **argv)
         run_point(MPB_ALLRED, V_PACK, 8, 20);
     for (int t = 0; t < MPB_NTESTS; t++) {
         for (int v = 0; v < NVARIANTS; v++) {
-            if (!on_t[t] || !on_v[v])
+            if (!on_t[t] || !on_v[v] || (v == V_GROUP && !mpb_tests[t].collective))
                 continue;
             char name[64];
             mpb_series_name(name, sizeof name, t, nprocs, vnames[v]);

@@ -5,7 +5,10 @@
  * every window messages, and the collectives are plain messages through
  * rank 0 (no MPI collectives, so the comparison is like for like).
  * Series are named TEST_psend: MPI_Send/MPI_Recv on a contiguous array is
- * what pvm_psend/pvm_precv is.  Run under mpirun; rank r is pinned to core
+ * what pvm_psend/pvm_precv is.  The group variant (-V group) uses MPI's
+ * collectives instead, as mpbench's group variant uses PVM's: MPI_Bcast,
+ * MPI_Reduce and MPI_Allreduce (PVM has no allreduce: mpbench does
+ * pvm_reduce then pvm_bcast).  Run under mpirun; rank r is pinned to core
  * r.  Ranks not in the current test wait for commands without spinning.
  * Run with -h for the options.
  */
@@ -24,6 +27,7 @@ static const int measured[MPB_NTESTS] = {
     [MPB_LAT] = 1, [MPB_BW] = 1, [MPB_BCAST] = 1, [MPB_RED] = 1, [MPB_ALLRED] = 1,
 };
 
+enum { V_PSEND, V_GROUP };
 static int window = 8;      /* -W: messages in flight before an ack */
 static char *buf, *acc;     /* message data; reduce's sums */
 static int nranks;          /* MPI_COMM_WORLD's size */
@@ -59,11 +63,35 @@ static void ctl_wait(int from, int tag)
 
 static int window_end(int i, int iters) { return (i + 1) % window == 0 || i + 1 == iters; }
 
+/* The group variant's operations, the same call on every rank. */
+static void coll(int test, long n)
+{
+    switch (test) {
+    case MPB_BCAST:
+        CK(MPI_Bcast(buf, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD));
+        break;
+    case MPB_RED:
+        CK(MPI_Reduce(buf, acc, (int)(n / 8), MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD));
+        break;
+    case MPB_ALLRED:
+        CK(MPI_Allreduce(buf, acc, (int)(n / 8), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+        break;
+    }
+}
+
 /* ---- the slave side ------------------------------------------------------ */
 
-static void slave(int test, long n, int iters)
+static void slave(int test, int var, long n, int iters)
 {
     for (int i = 0; i < iters; i++) {
+        if (var == V_GROUP) {
+            coll(test, n);
+            if (test == MPB_BCAST && window_end(i, iters))
+                ctl(0, TAG_ACK);
+            else if (test == MPB_RED && (i + 1) % window == 0 && i + 1 < iters)
+                ctl_wait(0, TAG_ACK);
+            continue;
+        }
         switch (test) {
         case MPB_LAT:
             xrecv(0, buf, n, 0);
@@ -91,7 +119,7 @@ static void slave(int test, long n, int iters)
 /* Waits for the next command without spinning: Open MPI busy-polls in a
  * blocking receive, and an idle rank must not take a core from the two
  * ranks being timed on a small machine. */
-static void wait_cmd(int cmd[4])
+static void wait_cmd(int cmd[5])
 {
     struct timespec nap = { 0, 200000 };
     for (int flag = 0; !flag; ) {
@@ -99,12 +127,12 @@ static void wait_cmd(int cmd[4])
         if (!flag)
             nanosleep(&nap, NULL);
     }
-    CK(MPI_Recv(cmd, 4, MPI_INT, 0, TAG_CMD, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+    CK(MPI_Recv(cmd, 5, MPI_INT, 0, TAG_CMD, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
 }
 
 static void slave_main(long max)
 {
-    int cmd[4];
+    int cmd[5];
     for (;;) {
         wait_cmd(cmd);
         if (cmd[0] < 0)
@@ -113,23 +141,34 @@ static void slave_main(long max)
             fail("command size", cmd[1]);
         window = cmd[3];
         ctl(0, TAG_READY);
-        slave(cmd[0], cmd[1], cmd[2]);
+        slave(cmd[0], cmd[4], cmd[1], cmd[2]);
     }
 }
 
 /* ---- the root side --------------------------------------------------------- */
 
 /* Runs iters operations with the slaves taking part; returns seconds. */
-static double run_point(int test, long n, int iters)
+static double run_point(int test, int var, long n, int iters)
 {
     int np = mpb_tests[test].collective ? nranks - 1 : 1;
-    int cmd[4] = { test, (int)n, iters, window };
+    int cmd[5] = { test, (int)n, iters, window, var };
     for (int s = 1; s <= np; s++)
-        CK(MPI_Send(cmd, 4, MPI_INT, s, TAG_CMD, MPI_COMM_WORLD));
+        CK(MPI_Send(cmd, 5, MPI_INT, s, TAG_CMD, MPI_COMM_WORLD));
     for (int s = 1; s <= np; s++)
         ctl_wait(s, TAG_READY);
     double t0 = mpb_now();
     for (int i = 0; i < iters; i++) {
+        if (var == V_GROUP) {
+            memset(acc, 0, (size_t)n);
+            coll(test, n);
+            if (test == MPB_BCAST && window_end(i, iters))
+                for (int s = 1; s <= np; s++)
+                    ctl_wait(s, TAG_ACK);
+            else if (test == MPB_RED && (i + 1) % window == 0 && i + 1 < iters)
+                for (int s = 1; s <= np; s++)
+                    ctl(s, TAG_ACK);
+            continue;
+        }
         switch (test) {
         case MPB_LAT:
             xsend(1, buf, n, 0);
@@ -177,7 +216,8 @@ static void usage(void)
             "usage: mpirun -np N mpbench_mpi [options]   (N >= 2; collectives use all N)\n"
             "  -T LIST    tests, comma-separated, or all (default): latency,bandwidth,\n"
             "             broadcast,reduce,allreduce (others of mpbench are skipped)\n"
-            "  -V LIST    variants: psend only (MPI_Send/MPI_Recv); pack is skipped\n"
+            "  -V LIST    variants: psend (MPI_Send/MPI_Recv), group (MPI_Bcast,\n"
+            "             MPI_Reduce, MPI_Allreduce; collectives only); pack is skipped\n"
             "  -W N       window: messages in flight before an ack (default 8)\n"
             "%s", mpb_common_usage);
 }
@@ -208,7 +248,7 @@ static int pick(const char *list, int *on)
 int main(int argc, char **argv)
 {
     CK(MPI_Init(&argc, &argv));
-    int rank, c, on_t[MPB_NTESTS], psend = 0;
+    int rank, c, on_t[MPB_NTESTS], psend = 0, group = 0;
     CK(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
     CK(MPI_Comm_size(MPI_COMM_WORLD, &nranks));
 
@@ -233,6 +273,7 @@ int main(int argc, char **argv)
         }
     }
     psend = strstr(vlist, "psend") != NULL;
+    group = strstr(vlist, "group") != NULL;
     if (optind < argc || nranks < 2 || nranks > 65 || window < 1 || mpb_make_sizes(&o) < 0 ||
         pick(tlist, on_t) < 0) {
         if (!rank)
@@ -255,32 +296,33 @@ int main(int argc, char **argv)
            "%d timed runs per point\n",
            window, nranks, mpb_ncpus(), o.nopin ? "" : ", pinned (rank r on core r)", o.repeats);
     /* settle the connections before the first timed point */
-    run_point(MPB_LAT, 8, 100);
-    run_point(MPB_ALLRED, 8, 20);
-    for (int t = 0; t < MPB_NTESTS && psend; t++) {
-        if (!on_t[t])
+    run_point(MPB_LAT, V_PSEND, 8, 100);
+    run_point(MPB_ALLRED, V_PSEND, 8, 20);
+    for (int k = 0; k < 2 * MPB_NTESTS; k++) {
+        int t = k % MPB_NTESTS, var = k / MPB_NTESTS;
+        if (!on_t[t] || !(var == V_GROUP ? group && mpb_tests[t].collective : psend))
             continue;
         char name[64];
-        mpb_series_name(name, sizeof name, t, nranks, "psend");
+        mpb_series_name(name, sizeof name, t, nranks, var == V_GROUP ? "group" : "psend");
         struct mpb_series s;
         if (mpb_series_open(&s, &o, name, mpb_tests[t].unit) < 0)
             fail("writing the .dat file", -1);
         for (int i = 0; i < o.nsizes; i++) {
             long n = o.sizes[i];
             mpb_progress(&o, name, n);
-            double warm = o.warm ? run_point(t, n, o.warm) : 0;
+            double warm = o.warm ? run_point(t, var, n, o.warm) : 0;
             int iters = mpb_iters_for(&o, warm, o.warm);
             double val[MPB_MAXREP];
             for (int r = 0; r < o.repeats; r++)
-                val[r] = value_of(t, n, iters, run_point(t, n, iters));
+                val[r] = value_of(t, n, iters, run_point(t, var, n, iters));
             mpb_series_point(&s, n, val, o.repeats, iters);
         }
         mpb_series_close(&s);
     }
     mpb_progress_done(&o);
-    int stop[4] = { -1, 0, 0, 0 };
+    int stop[5] = { -1, 0, 0, 0, 0 };
     for (int s = 1; s < nranks; s++)
-        CK(MPI_Send(stop, 4, MPI_INT, s, TAG_CMD, MPI_COMM_WORLD));
+        CK(MPI_Send(stop, 5, MPI_INT, s, TAG_CMD, MPI_COMM_WORLD));
     MPI_Finalize();
     return 0;
 }

@@ -7,7 +7,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/bench.sh"
 bench_plot_init "$1"
-for t in $(cd "$D" && ls *.spread | sed 's/\.spread$//; s/^[^_]*_//' | grep -E '_(psend|pack)$' | sort -u); do
+for t in $(cd "$D" && ls *.spread | sed 's/\.spread$//; s/^[^_]*_//' | grep -E '_(psend|pack|group)$' | sort -u); do
     base=${t%_*} var=${t##*_}
     unit=$(grep -h "^# $t (" "$OUT"/rounds/*/r*/table.txt 2>/dev/null | head -1 | sed 's/^# [^(]*(\(.*\)): median.*/\1/')
     plots=()

@@ -79,8 +79,9 @@ done 2>/dev/null >> "$OUT/metrics.dat"
     echo "== Fast Messages metrics (t0 us at the smallest size; r_inf MB/s; n_1/2 bytes)"
     echo "   ratios: t0 and r_inf (max) against stock-default and raw-tcp, same variant;"
     echo "   r_inf against raw-udp (acknowledged UDP streaming, rawbench.c) where it ran;"
-    echo "   against Open MPI's MPI_Send/MPI_Recv (mpi, psend rows) where it ran"
-    awk '{ k = $1 " " $2; t0[k] = $4; r[k] = $5; row[++n] = $0; if ($1 == "mpi") mpi = 1
+    echo "   against Open MPI's MPI_Send/MPI_Recv (mpi, psend rows) where it ran;"
+    echo "   against UCX's ucp_am_send_nbx (ucx, psend rows) where it ran"
+    awk '{ k = $1 " " $2; t0[k] = $4; r[k] = $5; row[++n] = $0; if ($1 == "mpi") mpi = 1; if ($1 == "ucx") ucx = 1
            if ($1 == "raw-udp" && $5 != "-") rudp = 1 }
     function ratio(a, b) { return (a == "-" || b == "-" || b + 0 == 0) ? "-" : sprintf("%.2fx", a / b) }
     function num(x, f) { return x == "-" ? "-" : (x ~ /^</ ? x : sprintf(f, x)) }
@@ -89,6 +90,7 @@ done 2>/dev/null >> "$OUT/metrics.dat"
             "rinf_max", "rinf_fit", "n_1/2", "t0/stock", "r/stock", "t0/raw", "r/raw"
         if (rudp) printf " %9s", "r/rawudp"
         if (mpi) printf " %9s %9s", "t0/mpi", "r/mpi"
+        if (ucx) printf " %9s %9s", "t0/ucx", "r/ucx"
         printf "\n"
         for (i = 1; i <= n; i++) {
             split(row[i], a, " "); v = a[2]
@@ -99,11 +101,44 @@ done 2>/dev/null >> "$OUT/metrics.dat"
             if (rudp) printf " %9s", ratio(a[5], r["raw-udp " v])
             # MPI has one variant: every row is compared with its psend row
             if (mpi) printf " %9s %9s", ratio(a[4], t0["mpi psend"]), ratio(a[5], r["mpi psend"])
+            if (ucx) printf " %9s %9s", ratio(a[4], t0["ucx psend"]), ratio(a[5], r["ucx psend"])
             printf "\n"
         }
     }' "$OUT/metrics.dat" | awk '!($1 ~ /^raw/ && seen[$1]++)'
+    # ours next to Open MPI and UCX, size by size, where UCX ran
+    ours=
+    for c in am-shm am-default; do
+        [ -e "$D/${c}_latency_psend.dat" ] || [ -e "$D/${c}_bandwidth_psend.dat" ] || continue
+        ours=$c; break
+    done
+    if [ -n "$ours" ] && { [ -e "$D/ucx_latency_psend.dat" ] || [ -e "$D/ucx_bandwidth_psend.dat" ]; }; then
+        echo
+        echo "== $ours (pvm_psend) next to Open MPI (mpi) and UCX itself (ucx), per size"
+        echo "   latency us, half round trip: $ours/ucx above 1.00x means ours is slower;"
+        echo "   bandwidth MB/s: $ours/ucx above 1.00x means ours is faster"
+        for c in "$ours" mpi ucx; do
+            for t in latency bandwidth; do
+                f=$D/${c}_${t}_psend.dat
+                [ -e "$f" ] && awk -v k="$c $t" '{ print k, $1, $2 }' "$f"
+            done
+        done | awk -v ours="$ours" '
+            { v[$1 " " $2 " " $3] = $4; if (!($3 in seen)) { seen[$3] = 1; sz[++n] = $3 + 0 } }
+            function cell(c, t, s) { return ((c " " t " " s) in v) ? sprintf("%.4g", v[c " " t " " s]) : "-" }
+            function rat(t, s) { a = ours " " t " " s; b = "ucx " t " " s
+                return (a in v) && (b in v) && v[b] + 0 > 0 ? sprintf("%.2fx", v[a] / v[b]) : "-" }
+            END {
+                for (x = 2; x <= n; x++) { t = sz[x]; for (y = x - 1; y >= 1 && sz[y] > t; y--) sz[y + 1] = sz[y]; sz[y + 1] = t }
+                printf "%10s %10s %10s %10s %10s   %10s %10s %10s %10s\n", "bytes", "lat " ours, "lat mpi",
+                    "lat ucx", ours "/ucx", "bw " ours, "bw mpi", "bw ucx", ours "/ucx"
+                for (i = 1; i <= n; i++) { s = sz[i]
+                    printf "%10s %10s %10s %10s %10s   %10s %10s %10s %10s\n", s, cell(ours, "latency", s),
+                        cell("mpi", "latency", s), cell("ucx", "latency", s), rat("latency", s),
+                        cell(ours, "bandwidth", s), cell("mpi", "bandwidth", s), cell("ucx", "bandwidth", s),
+                        rat("bandwidth", s) }
+            }'
+    fi
     # per test: sizes down, configurations across
-    for t in $(for s in $SERIES; do echo "${s#*_}"; done | grep -E '_(psend|pack)$' | awk '!seen[$0]++'); do
+    for t in $(for s in $SERIES; do echo "${s#*_}"; done | grep -E '_(psend|pack|group)$' | awk '!seen[$0]++'); do
         base=${t%_*}
         files=()
         for c in $CFGS; do

@@ -1,8 +1,11 @@
 #!/bin/bash
 # run.sh - the MPBench comparison: stock PVM (default and direct route),
-# libpvm3am with each PVMAM_TRANSPORT (am-default: none set), raw sockets and Open MPI (mpi, where
-# mpbench_mpi was built), in one private VM, interleaved round by round;
-# then medians, figures and the summary table.
+# libpvm3am with each PVMAM_TRANSPORT (am-default: none set), raw sockets,
+# Open MPI (mpi, where mpbench_mpi was built) and UCX itself (ucx: ucp
+# active messages, latency and bandwidth only, UCX_TLS=sm,self unless set;
+# where mpbench_ucx was built, else skipped with a message), in one private
+# VM, interleaved round by round; then medians, figures and the summary
+# table.
 #   run.sh [--quick] [--out DIR] [--rounds N] [--reps N] [--configs LIST]
 #          [--sizes LIST] [--max BYTES] [--tcap SECS] [--tests LIST]
 #          [--crowd N] [--hosts] [-- more mpbench options]
@@ -10,7 +13,7 @@
 # tests/lib/netvm.sh; as root): the master on node1, its slaves on node2;
 # configurations stock-default, stock-direct, am-tcp, am-udp and raw by
 # default (raw: rawbench -N, its far end's sockets in node2's namespace);
-# one-host-only ones (am-off, am-shm, am-default, mpi) are left out.
+# one-host-only ones (am-off, am-shm, am-default, mpi, ucx) are left out.
 # A configuration am-TRANSPORT@POLICY runs with PVMAM_WAIT=POLICY.
 # The collectives run with 4 tasks, and again with --crowd tasks (default
 # 8, 0: not) as TEST-pN: more tasks than this machine has cores.
@@ -29,6 +32,8 @@ OUTDIR=$top_builddir/bench-out
 CONFIGS="stock-default stock-direct am-off am-tcp am-udp am-shm raw"
 # Open MPI joins the default comparison where configure found mpicc
 [ -x "$B/mpbench_mpi" ] && CONFIGS="$CONFIGS mpi"
+# and UCX where configure found it (a few seconds per round)
+[ -x "$B/mpbench_ucx" ] && CONFIGS="$CONFIGS ucx"
 ROUNDS=3 REPS=3 MAX=1048576 TCAP=0.01 SIZES="" TESTS=all CROWD=8
 hosts=
 extra=()
@@ -58,6 +63,11 @@ case " $CONFIGS " in
 *" mpi "*) [ -x "$B/mpbench_mpi" ] ||
     { echo "run.sh: $B/mpbench_mpi not built (configure found no mpicc)" >&2; exit 2; } ;;
 esac
+if [ ! -x "$B/mpbench_ucx" ]; then
+    CONFIGS=$(for c in $CONFIGS; do [ "$c" = ucx ] || echo "$c"; done | paste -sd' ')
+    echo "run.sh: ucx skipped: $B/mpbench_ucx not built (configure found no UCX: install" \
+         "'libucx-dev', scripts/install-deps.sh does, and configure again)" >&2
+fi
 if [ -n "$SIZES" ]; then sizeopt=(-s "$SIZES"); else sizeopt=(-m "$MAX"); fi
 common=(-r "$REPS" -w 5 -i 1000 -t "$TCAP" "${sizeopt[@]}")
 
@@ -66,7 +76,7 @@ if [ -n "$hosts" ]; then
     # two namespace hosts; every program of the run on node1, slaves on node2
     [ -n "$configs_given" ] || CONFIGS="stock-default stock-direct am-tcp am-udp raw"
     CONFIGS=$(for c in $CONFIGS; do
-        case $c in am-off*|am-shm*|am-default*|mpi) ;; *) echo "$c" ;; esac
+        case $c in am-off*|am-shm*|am-default*|mpi|ucx) ;; *) echo "$c" ;; esac
     done | paste -sd' ')
     CROWD=0
     bench_vm 2
@@ -92,6 +102,7 @@ mpb() {
     local cfg=$1; shift
     case $cfg in
     mpi) mpi_run "$@" ;;
+    ucx) ucx_run "$@" ;;
     *) bench_cfg "$cfg" 300 "$B/mpbench_stock" "$B/mpbench_am" "$@" ;;
     esac
 }
@@ -108,6 +119,13 @@ mpi_run() {
     done
     timeout 300 mpirun --allow-run-as-root --oversubscribe -np "$np" --bind-to none \
         "$B/mpbench_mpi" "${args[@]}"
+}
+
+# mpbench_ucx, outside PVM: two processes of its own on cores 0 and 1.
+# It has no collectives: the crowd's run (-p N) is left out.
+ucx_run() {
+    case " $* " in *" -p "*) return 0 ;; esac
+    timeout 300 "$B/mpbench_ucx" "$@"
 }
 
 # One configuration, one round: its .dat files land in rounds/CFG/rK.

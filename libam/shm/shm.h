@@ -72,7 +72,7 @@ struct shm_ep {
     unsigned char land_head[HEAD_INL];
 };
 
-/* The header as the peer's am_proto.c wrote it (host_order: no swapping,
+/* The header as the peer's am_wire.c wrote it (host_order: no swapping,
  * no magic); copied out of the ring first, then checked like amx_parse. */
 static inline int amx_shm_parse_am(am_interface_t *ifc, const char *body, struct amx_hdr *h)
 {

@@ -1,7 +1,12 @@
 /*
- * group_coll.c - pvm_reduce, pvm_gather, pvm_scatter, moving data exactly
- * as stock libgpvm3 does so stock and libpvm3am members can mix: XDR
- * messages with the caller's tag in context SYSCTX_DG.
+ * group_coll.c - pvm_reduce, pvm_gather, pvm_scatter, moving data as stock
+ * libgpvm3 does so stock and libpvm3am members can mix: messages with the
+ * caller's tag in context SYSCTX_DG, in the same pattern.  Between two
+ * tasks of one host the data goes raw, as pvm_psend sends it (no XDR, no
+ * copy into a message buffer; over AM straight from the caller's array):
+ * both have one data format, and stock unpacks by the message's encoding
+ * (pvm_upkdouble... on a raw message), so a stock member still reads it.
+ * Across hosts it stays XDR.
  *   reduce:  members send to their host's coordinator (named by pvmgs,
  *            HOSTCHAR), which folds them in with the function and sends the
  *            result on to the root unless it is the root; the root folds in
@@ -14,7 +19,7 @@
 #include <string.h>
 #include "group.h"
 #include "pack.h"
-#include "trace.h"
+#include "route_int.h"
 #include "trace.h"
 
 /* Element size and codec type of a PVM data type; 0 if unsupported. */
@@ -36,11 +41,42 @@ static int dtype(int t, enum pvmi_type *pt)
     return 0;
 }
 
+static int same_host(int tid) { return (tid & PVMI_TIDHOST) == (pvmi.tid & PVMI_TIDHOST); }
+
+/* bytes at p, raw, the way pvm_psend sends them: over AM straight from p;
+ * otherwise a message whose one segment is p, sent before we return.  It
+ * waits as a big pvm_send already did (over shm until the receiver has
+ * copied it); no cycle: in reduce a coordinator sends only after all its
+ * receives and the root receives only after its one send, and in gather
+ * and scatter only the root receives, or only the root sends. */
+static int send_raw(int dst, int tag, const void *p, size_t bytes)
+{
+    int sent, rc = pvmi_routes_send_bytes(dst, tag, SYSCTX_DG, p, bytes, &sent);
+    if (sent < 0 && pvmi_routes_settle(dst, bytes))
+        rc = pvmi_routes_send_bytes(dst, tag, SYSCTX_DG, p, bytes, &sent);
+    if (sent > 0)
+        return rc;
+    struct pmsg *m = pmsg_new(PvmDataRaw);
+    if (!m)
+        return PvmNoMem;
+    rc = pmsg_append_seg(m, NULL, (char *)p, bytes);
+    m->tag = tag;
+    m->ctx = SYSCTX_DG;
+    m->src = pvmi.tid;
+    m->dst = dst;
+    if (rc >= 0)
+        rc = sent < 0 ? pvmi_send_via_daemon(dst, m) : pvmi_send_msg(dst, m);
+    pmsg_free(m);
+    return rc;
+}
+
 /* PVM_STR is packed as one string, as stock's pkstr/upkstr choice does. */
 static int send_data(int dst, int tag, int type, const void *p, int count)
 {
     enum pvmi_type t = PVMI_BYTE;
-    dtype(type, &t);
+    int size = dtype(type, &t);
+    if (type != PVM_STR && same_host(dst))
+        return send_raw(dst, tag, p, (size_t)size * (size_t)count);
     struct pmsg *m = pmsg_new(PvmDataDefault);
     if (!m)
         return PvmNoMem;
@@ -60,7 +96,9 @@ static int recv_data(int src, int tag, int type, void *p, int count)
     int rc = pvmi_grp_recv(src, tag, SYSCTX_DG, &m);
     if (rc < 0)
         return rc;
-    rc = type == PVM_STR ? pvmi_codec_xdr.upkstr(m, p) : pvmi_codec_xdr.upk(m, t, p, count, 1);
+    /* raw from a task of this host, XDR from others and from stock members */
+    const struct pvmi_codec *c = pvmi_codec_upk(m);
+    rc = type == PVM_STR ? c->upkstr(m, p) : c->upk(m, t, p, count, 1);
     pmsg_free(m);
     return rc;
 }

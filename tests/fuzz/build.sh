@@ -16,8 +16,9 @@ INC="-I$src/libam -I$src/pvm3/core -I$src/pvm3/pack -I$src/pvm3/svc -I$src/pvmam
 TIRPC=$(pkg-config --libs libtirpc)
 LIBAM="$(ls "$src"/libam/*.c "$src"/libam/shm/*.c | grep -v '/tr_table\.c$') $bld/libam/tr_table.c"
 # the build's transport table names ucx only when configure found UCX
+# (then with its other files, libam/ucx/)
 if grep -q amx_tr_ucx "$bld/libam/tr_table.c"; then
-    LIBAM="$LIBAM $(pkg-config --cflags --libs ucx)"
+    LIBAM="$LIBAM $(ls "$src"/libam/ucx/*.c) $(pkg-config --cflags --libs ucx)"
 else
     LIBAM=$(echo "$LIBAM" | tr ' ' '\n' | grep -v '/tr_ucx\.c$' | tr '\n' ' ')
 fi

@@ -8,7 +8,8 @@
 # deliberately damaged result must print FAIL.  Also: the transpose really
 # travels over AM, bad options and a missing pvmd give clear errors, and
 # the benchmark driver runs a tiny comparison (files and sane numbers; no
-# timing is asserted).  Every run is bounded (fft -T and timeout): a lost
+# timing is asserted).  Where built, FFTW's MPI transform (bench/fft) must
+# PASS too and join the driver's comparison.  Every run is bounded (fft -T and timeout): a lost
 # message fails the run instead of hanging the test.
 . "$top_srcdir/tests/lib/pvmvm.sh"
 B=$(cd "$top_builddir" && pwd)/examples/fft
@@ -159,10 +160,35 @@ if command -v perl >/dev/null; then
 fi
 vm_stop
 
+# FFTW's MPI transform (bench/fft/fftw_mpi.c), where configure found MPI
+# and libfftw3_mpi: N = 64 and an uneven 50 over 3 ranks must PASS against
+# the same serial oracle.  LeakSanitizer off as for mpbench_mpi
+# (tests/integration/mpbench.sh): Open MPI's own allocations.
+F=$(cd "$top_builddir" && pwd)/bench/fft
+drvcfg=stock-default,stock-direct,am-tcp
+echo "== fft_fftw_mpi"
+if [ -x "$F/fft_fftw_mpi" ]; then
+    drvcfg=$drvcfg,fftw-mpi
+    for ns in "64 2" "50 3"; do
+        set -- $ns
+        nruns=$((nruns + 1))
+        if ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" timeout 45 mpirun --allow-run-as-root \
+                --oversubscribe -np "$2" --bind-to none "$F/fft_fftw_mpi" -n "$1" -r 2 -T 30 > "$OUT/o" 2> "$OUT/e" &&
+                [ "$(grep -c "^fft n=$1 slaves=$2 .*lib=fftw-mpi .*pass=forward .* PASS\$" "$OUT/o")" = 2 ]; then
+            echo "ok: fftw-mpi N=$1 S=$2: $(tail -1 "$OUT/o")"
+        else
+            bad "fft_fftw_mpi -n $1 on $2 ranks"; cat "$OUT/o" "$OUT/e"
+        fi
+    done
+else
+    echo "skipped: fft_fftw_mpi not built (configure found no mpicc or no libfftw3_mpi)"
+fi
+
 echo "== the benchmark driver, tiny"
-if timeout 120 bash "$top_srcdir/bench/fft/run.sh" --out "$OUT/drv" --n 64 --slaves 1,2 --rounds 2 --reps 2 \
-        --configs stock-default,stock-direct,am-tcp > "$OUT/drv.txt" 2> "$OUT/drv.err"; then
-    for c in stock-default stock-direct am-tcp; do
+if ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" timeout 120 bash "$top_srcdir/bench/fft/run.sh" \
+        --out "$OUT/drv" --n 64 --slaves 1,2 --rounds 2 --reps 2 \
+        --configs "$drvcfg" > "$OUT/drv.txt" 2> "$OUT/drv.err"; then
+    for c in $(echo "$drvcfg" | tr , ' '); do
         # slaves median min max passes: 2 slave counts, 2 rounds x 2 passes each
         awk -v f="$c" 'NF != 5 || $2 <= 0 || $3 > $2 || $2 > $4 || $5 != 4 { print f ": bad line: " $0; bad = 1 }
             END { if (NR != 2) { print f ": " NR " lines, want 2"; bad = 1 }; exit bad }' "$OUT/drv/dat/$c.spread" ||
@@ -172,6 +198,9 @@ if timeout 120 bash "$top_srcdir/bench/fft/run.sh" --out "$OUT/drv" --n 64 --sla
     grep -q '^== execution time' "$OUT/drv/summary.txt" && grep -q 'best stock' "$OUT/drv/summary.txt" &&
         grep -Eq '^ +2 .*am-tcp|^ +2 +[0-9.]+ stock-' "$OUT/drv/summary.txt" || bad "summary.txt incomplete"
     grep -q 'round 2/2, S=2, am-tcp' "$OUT/drv.err" || bad "no progress on stderr"
+    case $drvcfg in *fftw-mpi*)
+        grep -Eq '^ +2 +[0-9.]+ +[0-9.]+x$' "$OUT/drv/summary.txt" || bad "summary.txt: no fftw-mpi ratio row" ;;
+    esac
     if command -v gnuplot >/dev/null; then
         for f in time speedup; do [ -s "$OUT/drv/$f.png" ] || bad "figure $f.png missing"; done
     fi

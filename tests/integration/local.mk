@@ -53,6 +53,8 @@ stress: tests/integration/linkstress_stock tests/integration/linkstress_am
 
 # Frozen groups answer from the frozen map: stock and ours.
 EXTRA_DIST += tests/integration/frozen.sh
+# Randomized reduce, gather and scatter among stock and our members.
+EXTRA_DIST += tests/integration/collrand.sh
 
 # Stock symbols: libfpvm3.a/libgpvm3.so link against us, the
 # export list covers stock's (symbols.sh, no pvmd); stock names' meaning

@@ -5,7 +5,9 @@
 # that every .dat file exists with one sane value (finite, positive; 0
 # allowed for bandwidths of 0 bytes) per size, and that the driver writes
 # its table (and figures where gnuplot exists).  mpbench_mpi, where
-# configure found mpicc, runs once tiny under mpirun (outside PVM).
+# configure found mpicc, runs once tiny under mpirun (outside PVM), and
+# mpbench_ucx, where configure found UCX, once tiny and in the driver.  The
+# group variant (pvm_bcast/pvm_reduce; MPI's collectives) runs too.
 . "$top_srcdir/tests/lib/pvmvm.sh"
 B=$top_builddir/bench/mpbench
 OUT=$(mktemp -d)
@@ -26,11 +28,12 @@ check_dat() {
 }
 
 vm_start || exit 99
+ln -s "${PVMGS:-/usr/bin/pvmgs}" "$VM_BIN/pvmgs"   # stock libgpvm3 spawns it by name
 # collectives with 3 tasks, not the default 4, are named TEST-p3
 TESTS="latency roundtrip bandwidth bibandwidth broadcast-p3 reduce-p3 allreduce-p3"
 for lib in stock am; do
     echo "== mpbench_$lib"
-    if ! timeout 25 "$B/mpbench_$lib" -q -s $SIZES -i 4 -w 1 -r 2 -p 3 -o "$OUT/$lib" > "$OUT/$lib.txt"; then
+    if ! timeout 25 "$B/mpbench_$lib" -q -s $SIZES -i 4 -w 1 -r 2 -p 3 -V psend,pack,group -o "$OUT/$lib" > "$OUT/$lib.txt"; then
         bad "mpbench_$lib exited with an error"
         cat "$OUT/$lib.txt"
         continue
@@ -39,6 +42,7 @@ for lib in stock am; do
         for v in psend pack; do
             check_dat "$OUT/$lib/${t}_$v.dat" 3
         done
+        case $t in *-p3) check_dat "$OUT/$lib/${t}_group.dat" 3 ;; esac
     done
 done
 echo "== mpbench_stock, direct route"
@@ -61,9 +65,12 @@ if [ -x "$B/mpbench_mpi" ]; then
     # plugins are unloaded, so no suppression can name them); mpi.c uses
     # none of our libraries.
     if ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" timeout 30 mpirun --allow-run-as-root --oversubscribe -np 3 --bind-to none "$B/mpbench_mpi" -q \
-            -s $SIZES -i 4 -w 1 -r 2 -o "$OUT/mpi" > "$OUT/mpi.txt" 2>&1; then
+            -s $SIZES -i 4 -w 1 -r 2 -V psend,group -o "$OUT/mpi" > "$OUT/mpi.txt" 2>&1; then
         for t in latency bandwidth broadcast-p3 reduce-p3 allreduce-p3; do
             check_dat "$OUT/mpi/${t}_psend.dat" 3
+        done
+        for t in broadcast-p3 reduce-p3 allreduce-p3; do
+            check_dat "$OUT/mpi/${t}_group.dat" 3
         done
     else
         bad "mpbench_mpi exited with an error"
@@ -73,8 +80,25 @@ else
     echo "skipped: mpbench_mpi not built (configure found no mpicc)"
 fi
 
+echo "== mpbench_ucx"
+drvcfg=stock-default,am-off,raw
+if [ -x "$B/mpbench_ucx" ]; then
+    # 0 bytes, eager and (1 MiB) rendezvous sizes; collectives are skipped
+    drvcfg=$drvcfg,am-shm,ucx
+    if timeout 30 "$B/mpbench_ucx" -q -s 0,8,4096,1048576 -i 4 -w 1 -r 2 -T all -o "$OUT/ucx" > "$OUT/ucx.txt" 2>&1; then
+        check_dat "$OUT/ucx/latency_psend.dat" 4
+        check_dat "$OUT/ucx/bandwidth_psend.dat" 4
+        [ ! -e "$OUT/ucx/reduce_psend.dat" ] || bad "mpbench_ucx wrote a reduce series it cannot measure"
+    else
+        bad "mpbench_ucx exited with an error"
+        cat "$OUT/ucx.txt"
+    fi
+else
+    echo "skipped: mpbench_ucx not built (configure found no UCX)"
+fi
+
 echo "== run.sh, tiny"
-if ! timeout 40 bash "$top_srcdir/bench/mpbench/run.sh" --out "$OUT/drv" --configs stock-default,am-off,raw \
+if ! timeout 60 bash "$top_srcdir/bench/mpbench/run.sh" --out "$OUT/drv" --configs "$drvcfg" \
         --sizes 8,4096 --rounds 2 --reps 1 --tests latency,bandwidth,reduce --crowd 3 -- -i 4 -w 1 \
         > "$OUT/drv.txt" 2> "$OUT/drv.err"; then
     bad "run.sh exited with an error"
@@ -87,6 +111,13 @@ done
 grep -q '^am-off  *psend' "$OUT/drv/summary.txt" || bad "summary table has no am-off row"
 grep -q '== latency_psend' "$OUT/drv/summary.txt" || bad "summary table has no latency table"
 grep -q '== reduce-p3_psend' "$OUT/drv/summary.txt" || bad "summary table has no reduce-p3 table"
+case $drvcfg in *ucx*)
+    check_dat "$OUT/drv/dat/ucx_latency_psend.dat" 2
+    check_dat "$OUT/drv/dat/ucx_bandwidth_psend.dat" 2
+    grep -q '^ucx  *psend' "$OUT/drv/summary.txt" || bad "summary table has no ucx row"
+    grep -Eq '^ +4096( +[0-9.e+-]+){3} +[0-9.]+x( +[0-9.e+-]+){3} +[0-9.]+x$' "$OUT/drv/summary.txt" ||
+        bad "summary table has no am-shm/ucx row for 4096 bytes" ;;
+esac
 if command -v gnuplot >/dev/null; then
     for f in latency_psend bandwidth_pack; do
         [ -s "$OUT/drv/$f.png" ] || bad "figure $f.png missing"

@@ -142,3 +142,12 @@ check_PROGRAMS += tests/integration/exitloss_am
 tests_integration_exitloss_am_SOURCES = tests/integration/exitloss.c
 tests_integration_exitloss_am_LDADD = libpvm3am.la
 tests_integration_exitloss_am_LDFLAGS = -no-install
+
+check_PROGRAMS += tests/integration/collrand_stock tests/integration/collrand_am
+tests_integration_collrand_stock_SOURCES = tests/integration/collrand.c
+tests_integration_collrand_stock_CPPFLAGS =
+tests_integration_collrand_stock_LDADD = -lgpvm3 -lpvm3
+tests_integration_collrand_am_SOURCES = tests/integration/collrand.c
+tests_integration_collrand_am_CPPFLAGS =
+tests_integration_collrand_am_LDADD = libpvm3am.la
+tests_integration_collrand_am_LDFLAGS = -no-install

@@ -7,7 +7,7 @@
 # fails if any sub-script failed, skips (77) only if every one skipped,
 # and passes otherwise, naming what it skipped.
 pass=0 skip=0 fail=0 skipped= failed=
-for t in interop badinput examples ampath svc examples-svc frozen stocknames fortran; do
+for t in interop badinput examples ampath svc examples-svc frozen collrand stocknames fortran; do
     echo "######## $t (PVMAM_TRANSPORT=$PVMAM_TRANSPORT)"
     sh "$top_srcdir/tests/integration/$t.sh"
     r=$?

@@ -1,5 +1,5 @@
-# Sourced by the tests that check /dev/shm (suite-shm.sh, suite-mixed.sh,
-# churn.sh):
+# Sourced by the tests that check /dev/shm (tests/libam/am-shm.sh and
+# tests/integration's suite-shm.sh, suite-mixed.sh, churn.sh):
 # libam's shm transport makes no file at all (memfd), so after the suite
 # /dev/shm may hold nothing that was not there before.  Entries that came
 # and went meanwhile, and Open MPI's own segments (vader_segment.*: the

@@ -182,7 +182,7 @@ static void ucx_junk(am_interface_t *target, const char *addr)
     ck_assert_int_eq(ucp_ep_create(wk, &ep_p, &ep), UCS_OK);
     static char big[1 << 20];
     for (int k = 0; k < 12; k++) {
-        /* an AM header (network order, libam/am_proto.c) + a sender id */
+        /* an AM header (network order, libam/am_wire.c) + a sender id */
         uint32_t hw[10] = { htonl(8), 0, htonl(1u << 24), htonl(0x414d3033u), 0, 0,
                             htonl((uint32_t)(key >> 32)), htonl((uint32_t)key), 7, 7 };
         size_t hlen = sizeof hw, dlen = 8;

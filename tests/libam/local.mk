@@ -26,6 +26,11 @@ tests_libam_amloss_LDFLAGS = -no-install
 TESTS += tests/libam/loss-udp.sh
 EXTRA_DIST += tests/libam/loss-udp.sh
 
+# libam's files call each other in layers (no call circle of more than
+# two files), checked on the built objects.
+TESTS += tests/libam/call-circles.sh
+EXTRA_DIST += tests/libam/call-circles.sh
+
 # Exported symbols of libam.so, names in libam.a, transports kept by a static link.
 TESTS += tests/libam/symbols.sh
 EXTRA_DIST += tests/libam/symbols.sh

@@ -1,7 +1,7 @@
 # pvmam: its files call each other in layers (no call circle of more
 # than two files), checked on the built objects.
 TESTS += tests/pvmam/call-circles.sh
-EXTRA_DIST += tests/pvmam/call-circles.sh
+EXTRA_DIST += tests/pvmam/call-circles.sh tests/lib/call-circles.sh
 
 # The link state machine (Check), linked from its sources only: it needs
 # the shared state for its log, nothing of pvm3's or libam's code.
