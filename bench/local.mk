@@ -12,6 +12,19 @@ bench_pingpong_pingpong_am_LDADD = libpvm3am.la
 bench_pingpong_pingpong_am_LDFLAGS = -no-install
 EXTRA_DIST += bench/pingpong/compare.sh bench/pingpong/trace_cost.sh
 
+# Instructions per one-way 8-byte message, under callgrind (not in
+# BENCH_TARGETS: it needs valgrind and counts, it does not time).
+noinst_PROGRAMS += bench/pingpong/insns
+bench_pingpong_insns_SOURCES = bench/pingpong/insns.c
+bench_pingpong_insns_LDADD = libpvm3am.la
+bench_pingpong_insns_LDFLAGS = -no-install
+EXTRA_DIST += bench/pingpong/insns.sh
+.PHONY: bench-insns
+bench-insns: bench/pingpong/insns
+	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' PVMD='$(PVMD)' \
+	  bash $(top_srcdir)/bench/pingpong/insns.sh $(INSNS_ROUNDS)
+INSNS_ROUNDS ?= 3000
+
 .PHONY: bench-pingpong
 bench-pingpong: bench/pingpong/pingpong_stock bench/pingpong/pingpong_am
 	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' PVMD='$(PVMD)' \

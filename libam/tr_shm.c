@@ -51,6 +51,7 @@
 #include <sys/mman.h>
 #include <sys/uio.h>
 #include "shm/shm.h"
+#include "shm/short.h"
 
 #define WAIT_SPIN_US 30      /* a sender waiting for its peer spins this long, then sleeps */
 #define COPY_SPIN_US 20000   /* ...or this long while its peer is copying its payload */
@@ -118,6 +119,20 @@ static inline __attribute__((always_inline)) int on_am(am_interface_t *ifc, am_e
     return n;
 }
 
+/* A small AM in one line (libam/shm/short.h): like a small REC_AM. */
+static inline __attribute__((always_inline)) int on_short(am_interface_t *ifc,
+        am_endpoint_t *ep, const char *body, uint32_t size)
+{
+    struct shm_ep *e = ep->tp;
+    struct amx_hdr h;
+    _Alignas(16) char p[SHORT_MAX];
+    if (shm_short_get(body, size, &h, p) < 0 || h.len > ifc->cfg.max_payload)
+        return amx_shm_corrupt(ifc, ep);
+    ifc->rx_read += size;
+    ring_release(&e->rx);
+    return amx_input(ifc, ep, &h, p);
+}
+
 /* Handle what the peer published, up to RX_BATCH records; the space goes
  * back (tail) when no handler of this ring is still running. */
 static int read_ring(am_interface_t *ifc, am_endpoint_t *ep)
@@ -158,6 +173,7 @@ static int read_ring(am_interface_t *ifc, am_endpoint_t *ep)
         }
         switch (r.kind) {
         case REC_PAD: ring_release(rx); break;
+        case REC_SHORT: handled += on_short(ifc, ep, body, r.size); break;
         case REC_AM: handled += on_am(ifc, ep, body, r.size); break;
         case REC_BIG:
         case REC_CHUNK:
@@ -560,7 +576,8 @@ static int shm_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
 }
 
 /* A small AM (am_send.c's put_small) written straight into the ring:
- * the header as it is in memory (host_order), then the payload.  Only
+ * up to SHORT_MAX payload bytes as one REC_SHORT line, else the header as
+ * it is in memory (host_order), then the payload.  Only
  * when it fits now without a pad: waiting for room may run handlers,
  * whose own sends must queue behind this one, and shm_send does that. */
 static int shm_put_small(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h,
@@ -571,6 +588,13 @@ static int shm_put_small(am_interface_t *ifc, am_endpoint_t *ep, const struct am
     /* a send under way first: it may be waiting, and its record goes first */
     if (__builtin_expect(ep->dead || !e->base || e->fd < 0 || e->sending || e->outq, 0))
         return AMX_PUT_LATER;
+    if (h->len <= SHORT_MAX) {   /* one line (libam/shm/short.h) */
+        char *at = ring_reserve_flat(&e->tx, SHORT_HDR + (uint64_t)h->len);
+        if (!at)
+            return AMX_PUT_LATER;
+        commit(ifc, ep, at, REC_SHORT, shm_short_put(at, h, iov, n));
+        return ep->dead ? AM_ERR_DEAD : AM_OK;
+    }
     char *at = ring_reserve_flat(&e->tx, size);
     if (!at)
         return AMX_PUT_LATER;

@@ -16,10 +16,11 @@
 #define SHM_SOCK_PREFIX "pvmam-"   /* abstract AF_UNIX name: this + the address */
 #define LINE 128   /* two 64-byte lines: the adjacent-line prefetcher fetches pairs */
 #define SEG_MAGIC 0x414d5348u   /* "AMSH" */
-#define SEG_VERSION 6   /* 2: the hello carries the secret; 3: stamped records;
+#define SEG_VERSION 7   /* 2: the hello carries the secret; 3: stamped records;
                            4: ring 0 in the header's page; 5: host-order AM headers;
                            6: records carry an ack, a ring may start over, and a
-                              BIG_CMA's consumer may ask its producer to help copy */
+                              BIG_CMA's consumer may ask its producer to help copy;
+                           7: REC_SHORT, a small AM in one line */
 #define RING_MIN ((uint64_t)64 << 10)
 #define RING_MAX ((uint64_t)64 << 20)
 /* Payloads up to this are copied through the ring; bigger ones go by
@@ -28,7 +29,7 @@
 #define HEAD_INL AM_PLACE_HEAD_MAX   /* payload bytes a BIG record carries itself */
 #define MAX_IOV 68
 
-enum { REC_AM = 1, REC_BIG, REC_CHUNK, REC_PAD };
+enum { REC_AM = 1, REC_BIG, REC_CHUNK, REC_PAD, REC_SHORT };
 enum { BIG_CMA = 1, BIG_STREAM };
 
 /* In shared memory: one direction.  There is no head: each record says
@@ -87,6 +88,25 @@ struct rec {
 #define REC_ALIGN 64
 #define REC_LEN(size) ((sizeof(struct rec) + (uint64_t)(size) + REC_ALIGN - 1) & \
                        ~(uint64_t)(REC_ALIGN - 1))
+
+/* REC_SHORT: a small AM whose record is one 64-byte line (libam/shm/short.h
+ * writes and reads it).  After struct rec, instead of the 32-byte AM header,
+ * the same fields in SHORT_HDR bytes at these offsets (host order; no
+ * magic: the stamp frames it; the length is rec.size - SHORT_HDR), then
+ * the payload, at most SHORT_MAX bytes. */
+#define SHORT_KEY 0          /* u64 the receiver's secret, checked as any AM's */
+#define SHORT_SEQ 8          /* u32 */
+#define SHORT_PB_SEQ 12      /* u32 */
+#define SHORT_HANDLER 16     /* u16 */
+#define SHORT_INST 18        /* u8 */
+#define SHORT_PB_INST 19     /* u8 */
+#define SHORT_NBLANK 20      /* u8 */
+#define SHORT_FLAGS 21       /* u8: AMX_F_ACKNOW, SHORT_F_PB, SHORT_F_REP */
+#define SHORT_HDR 22
+#define SHORT_F_PB 0x10      /* a blank reply rides along (amx_hdr.pb) */
+#define SHORT_F_REP 0x20     /* a reply (else a request) */
+#define SHORT_MAX (REC_ALIGN - sizeof(struct rec) - SHORT_HDR)
+_Static_assert(REC_ALIGN - sizeof(struct rec) - SHORT_HDR == 18, "a short AM's payload");
 
 struct big {                             /* after the AM header of a REC_BIG */
     uint32_t mode, head_len;

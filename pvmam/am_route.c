@@ -27,6 +27,11 @@ static int r_send(void *ctx, int tid, struct pmsg *m)
     struct pvmx_peer *p = pvmx_peer_find(tid);
     if (!p || pvmx_link_dead(p) || p->need_close)
         return PvmNoTask;   /* the peer died or exited: as stock says for a gone task */
+    if (m->len <= PVMX_SHORT && m->len + PVMX_SHORT_HDR <= am_max_payload(p->ifc)) {
+        int rc = pvmx_short_send_msg(p, m);
+        if (rc <= 0)
+            return rc;
+    }
     return pvmx_frag_send(p, m);
 }
 
@@ -36,6 +41,8 @@ static int r_send_bytes(void *ctx, int tid, int tag, int msgctx, const void *buf
     struct pvmx_peer *p = pvmx_peer_find(tid);
     if (!p || pvmx_link_dead(p) || p->need_close)
         return PvmNoTask;
+    if (len <= PVMX_SHORT && len + PVMX_SHORT_HDR <= am_max_payload(p->ifc))
+        return pvmx_short_send_bytes(p, tag, msgctx, buf, len);
     return pvmx_frag_send_bytes(p, tag, msgctx, buf, len);
 }
 
@@ -218,6 +225,8 @@ static void r_connect(void *ctx)
     if (start_ifcs(&c) < 0)
         goto fail;
     int rc = pvmx.h_frag = pvmx_frag_bind();
+    if (rc >= 0)
+        rc = pvmx_short_bind();
     if (rc < 0) {
         fprintf(stderr, "libpvm3am: cannot start AM (%s); running without AM\n",
                 am_strerror(rc));

@@ -44,7 +44,7 @@ static void put_first(unsigned char *h, uint32_t flags, const struct first *f)
     put32(h + 28, (uint32_t)f->len);
 }
 
-static int send_failed(struct pvmx_peer *p, int rc)
+int pvmx_frag_failed(struct pvmx_peer *p, int rc)
 {
     pvmx_log("send to t%x failed: %s", p->tid, am_strerror(rc));
     if (rc != AM_ERR_DEAD)
@@ -73,7 +73,7 @@ static int send_frags(struct pvmx_peer *p, const struct first *f, struct pmsg_sl
         int rc = am_request_lend_ep(p->ifc, p->ep, pvmx.h_frag, iov, n);
         if (rc < 0) {
             am_reclaim(p->ifc, p->ep);
-            return send_failed(p, rc);
+            return pvmx_frag_failed(p, rc);
         }
         first = 0;
     } while (pmsg_slice_left(sl) > 0);
@@ -102,7 +102,7 @@ int pvmx_frag_send_bytes(struct pvmx_peer *p, int tag, int ctx, const void *buf,
         struct iovec iov[2] = { { h, HDR_FIRST }, { (void *)buf, len } };
         int rc = am_request_vdata_ep(p->ifc, p->ep, pvmx.h_frag, iov, len ? 2 : 1);
         if (rc < 0)
-            return send_failed(p, rc);
+            return pvmx_frag_failed(p, rc);
         p->st.am_msgs_sent++;
         p->st.am_bytes_sent += len;
         return 0;

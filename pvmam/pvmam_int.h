@@ -146,7 +146,8 @@ struct pvmx_state {
     am_interface_t *ifc[PVMX_NIFC];   /* running, in order of preference */
     char running[16];         /* their names: "shm,tcp" (pvmam_transport) */
     char addr[PVMX_ADDRS_MAX];   /* our address list, with our secrets: mailbox only */
-    int h_frag;               /* handler id */
+    int h_frag;               /* handler ids: fragments (frag.c), short messages */
+    int h_short_raw, h_short_xdr;   /* ...of either encoding (short.c) */
     struct pvmx_peer *placing;   /* a fragment is being read into a precv's buffer */
     struct pvmam_stats total;
 };
@@ -235,9 +236,22 @@ int pvmx_frag_send(struct pvmx_peer *p, struct pmsg *m);
 int pvmx_frag_send_bytes(struct pvmx_peer *p, int tag, int ctx, const void *buf, size_t len);
 void pvmx_frag_handler(const am_token_t *tok, void *data, size_t len);
 int pvmx_frag_bind(void);   /* handler id (with its placer), or < 0 */
+/* A send failed with libam's rc: the PVM error to return (a dead peer's link dies). */
+int pvmx_frag_failed(struct pvmx_peer *p, int rc);
 void pvmx_frag_check_place(void);   /* before am_poll: is a precv's buffer still wanted? */
 void pvmx_release_held(struct pvmx_peer *p);
 void pvmx_peer_drop_rx(struct pvmx_peer *p);        /* all of it: the peer goes */
 void pvmx_peer_drop_partial(struct pvmx_peer *p);   /* only a half-received one */
+
+/* ---- small whole messages in one AM with a short header (short.c) ------ */
+/* Messages up to this many bytes go so (pvm_psend's always, pvm_send's
+ * when raw or XDR without wid or crc); on shm up to 10 bytes fit in one
+ * 64-byte line (libam/shm/short.h), the rest still save frag.c's header. */
+#define PVMX_SHORT 224
+#define PVMX_SHORT_HDR 8   /* its header: tag, ctx */
+int pvmx_short_send_bytes(struct pvmx_peer *p, int tag, int ctx, const void *buf, size_t len);
+int pvmx_short_send_msg(struct pvmx_peer *p, struct pmsg *m);   /* 1: not this way */
+/* Its handlers' ids (after frag.c's, so every task numbers them alike), or < 0. */
+int pvmx_short_bind(void);
 
 #endif /* PVMAM_INT_H */

@@ -5,6 +5,7 @@
  *                         there) and receiving (the ring reader, events)
  *   libam/shm/segment.c   the interface, the segment, the handshake, waking
  *   libam/shm/ring.[ch]   one end of a ring: records reserved, published, found
+ *   libam/shm/short.h     REC_SHORT: a small AM in one line, written and read
  *   libam/shm/copy.c      big payloads: by descriptor (CMA, help writes)
  *                         and streamed in CHUNK records
  *   libam/conn_park.c     incoming connections until am_accept claims them

@@ -66,8 +66,8 @@ def ctrl(tag, src, body=b"", flags=0):
 RING = 64 << 10               # RING_MIN: the ring the target offers
 DATA_OFF = 1152               # sizeof(struct seg), whole lines: ring 0 follows in its page
 SEG_SIZE = DATA_OFF + 2 * RING
-SEG_MAGIC, SEG_VERSION = 0x414D5348, 6
-REC_AM, REC_BIG, REC_CHUNK, REC_PAD = 1, 2, 3, 4
+SEG_MAGIC, SEG_VERSION = 0x414D5348, 7
+REC_AM, REC_BIG, REC_CHUNK, REC_PAD, REC_SHORT = 1, 2, 3, 4, 5
 BIG_CMA, BIG_STREAM = 1, 2
 SHM_SRC = 0x2A0000000000         # the target's source buffer for BIG_CMA spans
 PLACED = 1                    # the target's handler with a placer (head 16 bytes)
@@ -101,6 +101,14 @@ class Ring:
         return self.piece(struct.pack("<IIQ", kind, len(body), ack) + body, poll)
 
 
+def short(kind, payload=b"", seq=0, inst=0, handler=0, pb=None, key=KEY, acknow=False):
+    """A REC_SHORT body (libam/tr_shm.h, SHORT_*): the AM header's fields in 22
+    bytes, then the payload (at most 18 bytes in a well-formed one)."""
+    flags = (0x2 if acknow else 0) | (0x10 if pb is not None else 0) | (0x20 if kind == REP else 0)
+    pb_inst, pb_seq = pb if pb is not None else (0, 0)
+    return struct.pack("<QIIHBBBB", key, seq, pb_seq, handler, inst, pb_inst, 0, flags) + payload
+
+
 def big(h, mode, head, seq=0, spans=()):
     """A REC_BIG body: the AM header (h, payload excluded), struct big, spans."""
     b = struct.pack("<IIQII", mode, len(head), seq, len(spans), 0) + head.ljust(64, b"\0")
@@ -116,6 +124,14 @@ def shm_seeds(seeds):
     req = am(REQ, b"\x01abcd", host=True)
     req2 = am(REQ, b"\x00xy", seq=1, inst=1, host=True)
     seeds["fuzz_am_shm/req"] = Ring().rec(REC_AM, req).out
+    seeds["fuzz_am_shm/short_req"] = Ring().rec(REC_SHORT, short(REQ, b"\x01abcd")).out
+    seeds["fuzz_am_shm/short_mixed"] = (Ring().rec(REC_SHORT, short(REQ, b"\x01ab"), False)
+                                        .rec(REC_AM, req2.replace(b"\x00xy", b"\x00xy"))
+                                        .rec(REC_SHORT, short(REQ, b"", seq=2, inst=2, pb=(0, 0)))
+                                        .rec(REC_SHORT, short(REP, handler=BLANK)).out)
+    seeds["fuzz_am_shm/short_wrong_key"] = (Ring().rec(REC_SHORT, short(REQ, b"\x01abcd", key=WRONG))
+                                            .rec(REC_SHORT, short(REQ, b"\x01abcd")).out)
+    seeds["fuzz_am_shm/short_too_long"] = Ring().rec(REC_SHORT, short(REQ, b"\x01" * 19)).out
     seeds["fuzz_am_shm/two_one_poll"] = Ring().rec(REC_AM, req, False).rec(REC_AM, req2).out
     seeds["fuzz_am_shm/reply_blank"] = Ring().rec(REC_AM, am(REP, handler=BLANK, host=True)).out
     seeds["fuzz_am_shm/wrong_key"] = Ring().rec(REC_AM, am(REQ, b"\x01abcd", key=WRONG, host=True)).rec(REC_AM, req).out

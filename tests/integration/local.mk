@@ -84,6 +84,11 @@ EXTRA_DIST += tests/integration/crowd.sh
 TESTS += tests/integration/bistream.sh
 EXTRA_DIST += tests/integration/bistream.sh
 
+# Short messages and the general path interleaved at random, both ways at
+# once, every transport: order and content (a seeded run, seed printed).
+TESTS += tests/integration/shortmix.sh
+EXTRA_DIST += tests/integration/shortmix.sh
+
 # Authenticated AM links: a process outside the VM sends to a
 # task's AM address; built with libam's internals (amx_pack_hdr), hence
 # statically against libam.

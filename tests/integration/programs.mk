@@ -84,6 +84,11 @@ tests_integration_bistream_am_SOURCES = tests/integration/bistream.c
 tests_integration_bistream_am_LDADD = libpvm3am.la
 tests_integration_bistream_am_LDFLAGS = -no-install
 
+check_PROGRAMS += tests/integration/shortmix_am
+tests_integration_shortmix_am_SOURCES = tests/integration/shortmix.c
+tests_integration_shortmix_am_LDADD = libpvm3am.la
+tests_integration_shortmix_am_LDFLAGS = -no-install
+
 check_PROGRAMS += tests/integration/stranger_am
 tests_integration_stranger_am_SOURCES = tests/integration/stranger.c tests/integration/stranger.h
 tests_integration_stranger_am_LDADD = libpvm3am.la

@@ -8,6 +8,7 @@
 #include <sys/select.h>
 #include <sys/wait.h>
 #include "fixture.h"
+#include "shm/shm.h"   /* shm: the record sizes (libam/tr_shm.h, REC_SHORT) */
 
 START_TEST(echo_both_ways)
 {
@@ -33,6 +34,43 @@ START_TEST(echo_both_ways)
     stop_pair(&p, res);
     ck_assert_uint_eq(res[0] + res[1], 0);
     ck_assert_uint_eq(res[2], n + m);
+    free(buf);
+    am_shutdown(ifc);
+}
+END_TEST
+
+/* Echoes of every size round the shm transport's one-line limit
+ * (SHORT_MAX, libam/shm/short.h), each checked, in order, on every
+ * transport; over shm each request must take one 64-byte record while it
+ * fits (REC_SHORT) and its REC_AM's whole lines after. */
+START_TEST(small_echoes_round_the_short_limit)
+{
+    struct peer p;
+    am_interface_t *ifc = start_pair(&p, small_cfg());
+    unsigned char *buf = echo_start(64, 23);
+    am_endpoint_t *ep = am_find_task(ifc, 2);
+    ck_assert_ptr_nonnull(ep);
+    uint32_t n = 0;
+    for (int round = 0; round < 20; round++)
+        for (size_t len = 8; len <= 40; len++, n++) {
+            uint64_t before = shm ? ((struct shm_ep *)ep->tp)->tx.head : 0;
+            echo_send(ifc, buf, n, len);
+            if (shm) {
+                uint64_t took = ((struct shm_ep *)ep->tp)->tx.head - before;
+                uint64_t want = len <= SHORT_MAX ? REC_ALIGN : REC_LEN(AMX_HDR + len);
+                ck_assert_msg(took == want, "a %zu-byte AM took %llu ring bytes, not %llu", len,
+                              (unsigned long long)took, (unsigned long long)want);
+            }
+            if (n % 3 == 0)   /* now and then a ping-pong, else a few in flight */
+                for (int k = 0; k < 3000 && echoed < n + 1; k++)
+                    am_wait(ifc, 10);
+        }
+    echo_drain(ifc, n);
+    ck_assert_uint_eq(echo_errors, 0);
+    uint64_t res[NRES];
+    stop_pair(&p, res);
+    ck_assert_uint_eq(res[0] + res[1], 0);
+    ck_assert_uint_eq(res[2], n);
     free(buf);
     am_shutdown(ifc);
 }
@@ -192,6 +230,7 @@ END_TEST
 void echo_tests(TCase *tc)
 {
     tcase_add_test(tc, echo_both_ways);
+    tcase_add_test(tc, small_echoes_round_the_short_limit);
     tcase_add_test(tc, echo_big_peer_forked_after_init);
     tcase_add_test(tc, lent_payload_survives_reuse);
 }

@@ -1,0 +1,171 @@
+/*
+ * shortmix.c - order and content between the short-message path and the
+ * general one (pvmam/short.c, pvmam/frag.c; libam's REC_SHORT and REC_AM
+ * records over shm, libam/shm/short.h): two tasks send each other, both
+ * at once, a seeded random mix of sizes and ways, every message checked.
+ *
+ *   shortmix MASTER SEED N [ROUNDS]      (the peer is a spawned copy)
+ *
+ * A task's messages come from a generator seeded with SEED and its
+ * side, so its peer knows what comes next: the kind (pvm_psend, or
+ * pvm_send packed XDR, raw or in place), the size (mostly around the
+ * limits: a one-line short AM, 0..16 bytes; the short path's end,
+ * PVMX_SHORT = 224; fragments up to a few hundred KiB), and the tag
+ * (random, so that a message overtaking another shows as a wrong tag).
+ * Each round both send all N, then receive all N (pvm_precv with any tag
+ * for a psend, so a queued packed message would come instead; pvm_recv
+ * with any tag otherwise).  Every word says who sent it, the message and
+ * its place.  Exit 0 when both got everything in order and intact; bounded
+ * by an alarm.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <pvm3.h>
+
+enum { TAG_REPORT = 0x6400, TAG_BASE = 0x6500 };
+#define LIMIT_S 100
+#define MAXB (300 * 1024)
+enum { K_PSEND, K_XDR, K_RAW, K_INPLACE, NK };
+
+struct gen { unsigned long long s; };
+static unsigned rnd(struct gen *g)
+{
+    g->s = g->s * 6364136223846793005ull + 1442695040888963407ull;
+    return (unsigned)(g->s >> 33);
+}
+
+struct msg { int kind, bytes, tag; };
+
+/* The i-th message of a stream: sizes crowd round the paths' limits. */
+static struct msg next_msg(struct gen *g)
+{
+    struct msg m;
+    unsigned r = rnd(g) % 100;
+    m.kind = (int)(rnd(g) % NK);
+    if (r < 45)
+        m.bytes = (int)(rnd(g) % 17);              /* one line or just past it */
+    else if (r < 70)
+        m.bytes = 200 + (int)(rnd(g) % 50);        /* the short path's end */
+    else if (r < 90)
+        m.bytes = (int)(rnd(g) % 4096);
+    else
+        m.bytes = (int)(rnd(g) % MAXB);
+    if (m.kind != K_PSEND)
+        m.bytes &= ~3;                             /* packed as ints */
+    m.tag = TAG_BASE + (int)(rnd(g) % 64);
+    return m;
+}
+
+static unsigned char byte_of(int from, long i, int k)
+{
+    return (unsigned char)((unsigned)from * 31u ^ (unsigned)i * 131u ^ (unsigned)k * 7u ^
+                           (unsigned)k >> 8);
+}
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    static const char m[] = "shortmix: no end in time (hung)\n";
+    write(2, m, sizeof m - 1);
+    _exit(3);
+}
+
+static void die(const char *what, int rc)
+{
+    fprintf(stderr, "shortmix[t%x]: %s (%d)\n", pvm_mytid(), what, rc);
+    pvm_exit();
+    exit(1);
+}
+#define CK(call) do { int rc_ = (call); if (rc_ < 0) die(#call, rc_); } while (0)
+
+static void send_one(int peer, struct msg m, int me, long i, unsigned char *b)
+{
+    for (int k = 0; k < m.bytes; k++)
+        b[k] = byte_of(me, i, k);
+    switch (m.kind) {
+    case K_PSEND:
+        CK(pvm_psend(peer, m.tag, b, m.bytes, PVM_BYTE));
+        return;
+    case K_XDR: CK(pvm_initsend(PvmDataDefault)); break;
+    case K_RAW: CK(pvm_initsend(PvmDataRaw)); break;
+    default: CK(pvm_initsend(PvmDataInPlace)); break;
+    }
+    CK(pvm_pkint((int *)b, m.bytes / 4, 1));
+    CK(pvm_send(peer, m.tag));
+}
+
+/* The next message from peer, which should be m (its i-th); 1 if not. */
+static int take_one(int peer, struct msg m, long i, unsigned char *b)
+{
+    int tid, tag, len;
+    if (m.kind == K_PSEND) {
+        CK(pvm_precv(peer, -1, b, MAXB, PVM_BYTE, &tid, &tag, &len));
+    } else {
+        int id = pvm_recv(peer, -1);
+        CK(id);
+        CK(pvm_bufinfo(id, &len, &tag, &tid));
+        if (tag == m.tag && len >= m.bytes && m.bytes)
+            CK(pvm_upkint((int *)b, m.bytes / 4, 1));
+    }
+    int ok = tag == m.tag && len == m.bytes;
+    for (int k = 0; ok && k < m.bytes; k++)
+        ok = b[k] == byte_of(peer, i, k);
+    if (!ok)
+        fprintf(stderr, "shortmix[t%x]: message %ld from t%x (kind %d, %d bytes, tag %x): "
+                "got tag %x, %d bytes%s\n", pvm_mytid(), i, peer, m.kind, m.bytes, m.tag, tag,
+                len, tag == m.tag && len == m.bytes ? ", wrong bytes" : "");
+    return !ok;
+}
+
+int main(int argc, char **argv)
+{
+    int master = argc > 1 && !strcmp(argv[1], "MASTER");
+    unsigned long long seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
+    int n = argc > 3 ? atoi(argv[3]) : 500, rounds = argc > 4 ? atoi(argv[4]) : 4;
+    int me = pvm_mytid(), peer, bad = 0;
+    signal(SIGALRM, on_alarm);
+    alarm(LIMIT_S);
+    if (me < 0)
+        return 1;
+    unsigned char *b = malloc(MAXB + 16);
+    if (!b)
+        die("malloc", -1);
+    if (master) {
+        char sa[24], na[16], ra[16];
+        snprintf(sa, sizeof sa, "%llu", seed);
+        snprintf(na, sizeof na, "%d", n);
+        snprintf(ra, sizeof ra, "%d", rounds);
+        char *args[] = { "PEER", sa, na, ra, NULL };
+        int got = pvm_spawn(argv[0], args, PvmTaskDefault, "", 1, &peer);
+        if (got != 1)
+            die("pvm_spawn", peer);
+    } else {
+        peer = pvm_parent();
+    }
+    /* my stream and the peer's: the master's is seed's side 1 */
+    struct gen out = { seed * 2 + (unsigned)master }, in = { seed * 2 + (unsigned)!master };
+    long i_out = 0, i_in = 0;
+    for (int r = 0; r < rounds && bad < 5; r++) {
+        for (int k = 0; k < n; k++, i_out++)
+            send_one(peer, next_msg(&out), me, i_out, b);
+        for (int k = 0; k < n; k++, i_in++)
+            bad += take_one(peer, next_msg(&in), i_in, b);
+    }
+    if (!master) {   /* the master reports for both */
+        CK(pvm_initsend(PvmDataDefault));
+        CK(pvm_pkint(&bad, 1, 1));
+        CK(pvm_send(peer, TAG_REPORT));
+        pvm_exit();
+        return bad != 0;
+    }
+    int pbad;
+    CK(pvm_recv(peer, TAG_REPORT));
+    CK(pvm_upkint(&pbad, 1, 1));
+    printf("shortmix: seed %llu, %d rounds of %d messages each way at once: %d bad here, "
+           "%d at the peer\n", seed, rounds, n, bad, pbad);
+    pvm_exit();
+    return bad || pbad;
+}
