@@ -24,6 +24,7 @@
 #define TAG_ANS 2
 #define TAG_EXIT 3
 #define WARMUP 20
+#define TAG_NONE 4   /* nobody sends it: a receive that only makes progress */
 
 /* Entries in the pvmd's mailbox.  libpvm3am hides its own (pvmam.*) from
  * pvm_getmboxinfo, so the count comes from the stock build of this
@@ -101,6 +102,24 @@ static int cycle(const char *self, int k)
     return 0;
 }
 
+/* The descriptors open once the last worker's link is gone.  The exit
+ * notice can come before the link closes: pvmam first reads an exited
+ * peer's stream to its end, from its poll loop, so the link goes at the
+ * master's next PVM calls (docs/link-setup.md).  Receive for a while
+ * (at most 2 s) until the count holds still for 3 readings. */
+static int settled_fds(void)
+{
+    int last = selfstat_fds(), same = 0;
+    for (int i = 0; i < 20 && same < 3; i++) {
+        struct timeval t = { 0, 100000 };
+        pvm_trecv(-1, TAG_NONE, &t);
+        int n = selfstat_fds();
+        same = n == last ? same + 1 : 0;
+        last = n;
+    }
+    return last;
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && !strcmp(argv[1], "COUNT")) {
@@ -118,11 +137,11 @@ int main(int argc, char **argv)
         return 1;
     for (int k = 0; k < WARMUP; k++)
         bad += cycle(argv[0], k);
-    int fd0 = selfstat_fds(), mb0 = mbox_entries();
+    int fd0 = settled_fds(), mb0 = mbox_entries();
     long rss0 = selfstat_rss_kb();
     for (int k = WARMUP; k < WARMUP + cycles; k++)
         bad += cycle(argv[0], k);
-    int fd1 = selfstat_fds(), mb1 = mbox_entries();
+    int fd1 = settled_fds(), mb1 = mbox_entries();
     long rss1 = selfstat_rss_kb();
     printf("churn: %d workers after a warm-up of %d: fds %d -> %d, RSS %ld -> %ld KiB, "
            "mailbox entries %d -> %d, %d failed cycle(s)\n",
