@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <pvm3.h>
+#include "guard.h"
 
 enum { TAG_PS = 0x6200, TAG_PK, TAG_REPORT };
 #define LIMIT_S 60
@@ -48,22 +49,6 @@ static unsigned word(int from, int r, int i, int k)
     return (unsigned)from * 2654435761u ^ (unsigned)r * 97u ^ (unsigned)i * 40503u ^
            (unsigned)k * 69069u;
 }
-
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char m[] = "bistream: no end in time (hung)\n";
-    write(2, m, sizeof m - 1);
-    _exit(3);
-}
-
-static void die(const char *what, int rc)
-{
-    fprintf(stderr, "bistream[t%x]: %s (%d)\n", pvm_mytid(), what, rc);
-    pvm_exit();
-    exit(1);
-}
-#define CK(call) do { int rc_ = (call); if (rc_ < 0) die(#call, rc_); } while (0)
 
 /* One round: n messages to peer, then n from it; returns the bad ones. */
 static int round_trip(int me, int peer, int r, int n, unsigned *buf)
@@ -107,8 +92,7 @@ int main(int argc, char **argv)
     int master = argc > 1 && !strcmp(argv[1], "MASTER");
     int n = argc > 2 ? atoi(argv[2]) : 1000, rounds = argc > 3 ? atoi(argv[3]) : 4;
     int me = pvm_mytid(), peer, bad = 0;
-    signal(SIGALRM, on_alarm);
-    alarm(LIMIT_S);
+    guard_start("bistream", LIMIT_S);
     if (me < 0)
         return 1;
     unsigned *buf = malloc(sizeof *buf * MAXWORDS);

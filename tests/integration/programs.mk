@@ -80,12 +80,12 @@ tests_integration_crowd_am_LDADD = libpvm3am.la
 tests_integration_crowd_am_LDFLAGS = -no-install
 
 check_PROGRAMS += tests/integration/bistream_am
-tests_integration_bistream_am_SOURCES = tests/integration/bistream.c
+tests_integration_bistream_am_SOURCES = tests/integration/bistream.c tests/integration/guard.h
 tests_integration_bistream_am_LDADD = libpvm3am.la
 tests_integration_bistream_am_LDFLAGS = -no-install
 
 check_PROGRAMS += tests/integration/shortmix_am
-tests_integration_shortmix_am_SOURCES = tests/integration/shortmix.c
+tests_integration_shortmix_am_SOURCES = tests/integration/shortmix.c tests/integration/guard.h
 tests_integration_shortmix_am_LDADD = libpvm3am.la
 tests_integration_shortmix_am_LDFLAGS = -no-install
 

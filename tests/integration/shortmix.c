@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <pvm3.h>
+#include "guard.h"
 
 enum { TAG_REPORT = 0x6400, TAG_BASE = 0x6500 };
 #define LIMIT_S 100
@@ -64,22 +65,6 @@ static unsigned char byte_of(int from, long i, int k)
     return (unsigned char)((unsigned)from * 31u ^ (unsigned)i * 131u ^ (unsigned)k * 7u ^
                            (unsigned)k >> 8);
 }
-
-static void on_alarm(int sig)
-{
-    (void)sig;
-    static const char m[] = "shortmix: no end in time (hung)\n";
-    write(2, m, sizeof m - 1);
-    _exit(3);
-}
-
-static void die(const char *what, int rc)
-{
-    fprintf(stderr, "shortmix[t%x]: %s (%d)\n", pvm_mytid(), what, rc);
-    pvm_exit();
-    exit(1);
-}
-#define CK(call) do { int rc_ = (call); if (rc_ < 0) die(#call, rc_); } while (0)
 
 static void send_one(int peer, struct msg m, int me, long i, unsigned char *b)
 {
@@ -126,8 +111,7 @@ int main(int argc, char **argv)
     unsigned long long seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
     int n = argc > 3 ? atoi(argv[3]) : 500, rounds = argc > 4 ? atoi(argv[4]) : 4;
     int me = pvm_mytid(), peer, bad = 0;
-    signal(SIGALRM, on_alarm);
-    alarm(LIMIT_S);
+    guard_start("shortmix", LIMIT_S);
     if (me < 0)
         return 1;
     unsigned char *b = malloc(MAXB + 16);
