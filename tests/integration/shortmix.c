@@ -138,6 +138,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < n; k++, i_in++)
             bad += take_one(peer, next_msg(&in), i_in, b);
     }
+    free(b);
     if (!master) {   /* the master reports for both */
         CK(pvm_initsend(PvmDataDefault));
         CK(pvm_pkint(&bad, 1, 1));
