@@ -3,7 +3,8 @@
  * it hangs or a PVM call fails: guard_start(NAME, SECONDS) arms an alarm
  * that prints "NAME: no end in time (hung)" and exits 3; CK(call) ends
  * the task with the call's text and error code (after pvm_exit) when the
- * call returns a negative code.
+ * call returns a negative code; guard_report ends the slave and gives
+ * the master the slave's count of bad messages.
  */
 #ifndef GUARD_H
 #define GUARD_H
@@ -40,5 +41,22 @@ static inline void die(const char *what, int rc)
     exit(1);
 }
 #define CK(call) do { int rc_ = (call); if (rc_ < 0) die(#call, rc_); } while (0)
+
+/* The end of a two-task test: the slave sends its count of bad messages
+ * to the master (tag) and exits with it; the master gets that count. */
+static inline int guard_report(int master, int peer, int tag, int bad)
+{
+    int pbad = 0;
+    if (!master) {
+        CK(pvm_initsend(PvmDataDefault));
+        CK(pvm_pkint(&bad, 1, 1));
+        CK(pvm_send(peer, tag));
+        pvm_exit();
+        exit(bad != 0);
+    }
+    CK(pvm_recv(peer, tag));
+    CK(pvm_upkint(&pbad, 1, 1));
+    return pbad;
+}
 
 #endif

@@ -139,16 +139,7 @@ int main(int argc, char **argv)
             bad += take_one(peer, next_msg(&in), i_in, b);
     }
     free(b);
-    if (!master) {   /* the master reports for both */
-        CK(pvm_initsend(PvmDataDefault));
-        CK(pvm_pkint(&bad, 1, 1));
-        CK(pvm_send(peer, TAG_REPORT));
-        pvm_exit();
-        return bad != 0;
-    }
-    int pbad;
-    CK(pvm_recv(peer, TAG_REPORT));
-    CK(pvm_upkint(&pbad, 1, 1));
+    int pbad = guard_report(master, peer, TAG_REPORT, bad);   /* the master reports for both */
     printf("shortmix: seed %llu, %d rounds of %d messages each way at once: %d bad here, "
            "%d at the peer\n", seed, rounds, n, bad, pbad);
     pvm_exit();
