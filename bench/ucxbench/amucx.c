@@ -63,19 +63,26 @@ int main(int argc, char **argv)
     cfg.max_payload = bw_bytes;
     cfg.wait = AM_WAIT_SPIN;
     am_interface_t *ifc;
-    if (am_init("ucx", &cfg, &ifc) < 0) {
-        fprintf(stderr, "amucx: no ucx transport\n");
+    int irc = am_init("ucx", &cfg, &ifc);
+    if (irc < 0) {
+        fprintf(stderr, "amucx: %s: am_init(ucx): %s\n", child ? "child" : "parent", am_strerror(irc));
         return 77;
     }
     char mine[AM_ADDR_MAX] = { 0 }, peer[AM_ADDR_MAX];
     strncpy(mine, am_task_address(ifc, AM_TID_SELF), AM_ADDR_MAX - 1);
     if (write(child ? up[1] : down[1], mine, AM_ADDR_MAX) != AM_ADDR_MAX ||
-        read(child ? down[0] : up[0], peer, AM_ADDR_MAX) != AM_ADDR_MAX)
+        read(child ? down[0] : up[0], peer, AM_ADDR_MAX) != AM_ADDR_MAX) {
+        fprintf(stderr, "amucx: %s: no address from the other process\n", child ? "child" : "parent");
         return 1;
+    }
     am_endpoint_t *ep;
     am_allocate_task(ifc, &ep);
-    if ((child ? am_accept_task(ifc, ep, peer) : am_connect_task(ifc, ep, peer)) < 0)
+    int rc = child ? am_accept_task(ifc, ep, peer) : am_connect_task(ifc, ep, peer);
+    if (rc < 0) {
+        fprintf(stderr, "amucx: %s: %s: %s\n", child ? "child" : "parent",
+                child ? "am_accept_task" : "am_connect_task", am_strerror(rc));
         return 1;
+    }
     am_insert_task(ifc, ep, child ? 1 : 2);
     if (child) {   /* serve until the parent's byte */
         char c;
