@@ -15,7 +15,9 @@
  * from: UCX does not say) and the first payload bytes (all of a small AM,
  * AM_PLACE_HEAD_MAX bytes of a big one, so the receiver can ask a placer
  * before the body is fetched); the rest is UCX's data, sent from the
- * caller's memory (zero-copy where UCX does it).  A send waits, progressing
+ * caller's memory (zero-copy where UCX does it).  A small AM that UCX's
+ * short path takes at once goes as UCX's data alone, without a UCX header
+ * (ucx_put_small: UCX copies one piece less).  A send waits, progressing
  * the worker, until UCX is done with the caller's memory: libam's sends
  * return with the data reusable (am.h), and reliable transports keep no
  * lent pieces (am_request_lend_ep).
