@@ -23,6 +23,14 @@ static void on_ping(const am_token_t *t, void *d, size_t n) { am_reply(t, h_pong
 static void on_pong(const am_token_t *t, void *d, size_t n) { pongs++; }
 static void on_sink(const am_token_t *t, void *d, size_t n) { }
 
+/* AMUCX_PLACE=1: the big AMs land in one buffer of the receiver's, as
+ * ucx_perftest's do (and pvmam's in its receive buffers) */
+static char *sink_buf;
+static void *place_sink(const am_token_t *t, const void *head, size_t hl, size_t total)
+{
+    return sink_buf;
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -65,6 +73,11 @@ int main(int argc, char **argv)
     cfg.max_payload = bw_bytes;
     cfg.wait = AM_WAIT_SPIN;
     am_interface_t *ifc;
+    const char *pl = getenv("AMUCX_PLACE");
+    if (pl && *pl == '1' && child) {
+        sink_buf = malloc(bw_bytes);
+        am_set_placer(h_sink, place_sink, 0);
+    }
     int irc = am_init("ucx", &cfg, &ifc);
     if (irc < 0) {
         fprintf(stderr, "amucx: %s: am_init(ucx): %s\n", child ? "child" : "parent", am_strerror(irc));
