@@ -216,9 +216,9 @@ struct am_transport_ops {
      * with the key set, and payload pieces of h->len <= AMX_PACK_MAX bytes
      * in all) written straight into the transport's own memory (shm) or
      * packed once for its cheapest send (ucx), in one call: saves staging
-     * it and the generic send.  Returns AM_OK, an
-     * error, or AMX_PUT_LATER: not now (no room without waiting, a send
-     * under way, or dead): use send instead, which queues or reports. */
+     * it and the generic send.  Returns AM_OK, an error, or AMX_PUT_LATER:
+     * not now (no room without waiting, a send under way, or dead): use
+     * send instead, which queues or reports. */
     int (*put_small)(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h,
                      const struct iovec *iov, int n);
 };

@@ -80,14 +80,16 @@ int main(int argc, char **argv)
     }
     int irc = am_init("ucx", &cfg, &ifc);
     if (irc < 0) {
-        fprintf(stderr, "amucx: %s: am_init(ucx): %s\n", child ? "child" : "parent", am_strerror(irc));
+        fprintf(stderr, "amucx: %s: am_init(ucx): %s\n", child ? "child" : "parent",
+                am_strerror(irc));
         return 77;
     }
     char mine[AM_ADDR_MAX] = { 0 }, peer[AM_ADDR_MAX];
     strncpy(mine, am_task_address(ifc, AM_TID_SELF), AM_ADDR_MAX - 1);
     if (write(child ? up[1] : down[1], mine, AM_ADDR_MAX) != AM_ADDR_MAX ||
         read(child ? down[0] : up[0], peer, AM_ADDR_MAX) != AM_ADDR_MAX) {
-        fprintf(stderr, "amucx: %s: no address from the other process\n", child ? "child" : "parent");
+        fprintf(stderr, "amucx: %s: no address from the other process\n",
+                child ? "child" : "parent");
         int ws = 0;
         if (!child && waitpid(pid, &ws, 0) == pid)
             fprintf(stderr, "amucx: child: %s %d\n", WIFSIGNALED(ws) ? "signal" : "exit",

@@ -59,10 +59,10 @@ int amx_ucx_connect(am_interface_t *ifc, am_endpoint_t *ep)
  * AM's rendezvous over tcp has a progress call with nothing to do between
  * any two socket writes) and SPIN_US past the last move, then blocks on
  * the worker's event fd, 1 ms at a time with a wait hook (the caller's
- * other interfaces) or 100 ms: counted from the first idle moment, the
- * spin ran out within the first of a 4 MiB send's milliseconds, and every
- * gap after it slept and woke up again (ucx_perftest never sleeps).  No cycle of waits can form: this wait
- * needs only the peer's worker to progress, and every wait of this
+ * other interfaces) or 100 ms.  (Counted from the first idle moment, the
+ * spin ran out early in a 4 MiB send, and each later gap slept and woke
+ * up again; ucx_perftest never sleeps.)  No cycle of waits can form: this
+ * wait needs only the peer's worker to progress, and every wait of this
  * transport progresses it, fetching what arrives (amx_ucx_on_am). */
 static void close_uep(am_interface_t *ifc, struct ucx_ep *ue);
 

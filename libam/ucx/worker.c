@@ -47,13 +47,15 @@ int amx_ucx_init(am_interface_t *ifc)
      * leaves posix and sysv out of UCP_ERR_HANDLING_MODE_PEER, so UCX_TLS=sm
      * would find no transport.  And bigger pieces of a big AM over tcp:
      * with UCP_ERR_HANDLING_MODE_PEER, UCX's rendezvous has no memory
-     * access lane on tcp (it wants UCT_MD_FLAG_INVALIDATE, which tcp's md
-     * lacks: src/ucp/wireup/select.c), so the data goes as AM fragments of
-     * UCX_TCP_RX_SEG_SIZE (64K by default): at 256K a 4 MiB AM takes about
-     * 18 sendmsg calls instead of 66 (ucx_perftest -e shows the same).
-     * These are read from the environment only (ucp_config_modify does not
-     * reach them), so they are put there while the worker is made, unless
-     * the user set them, and taken out again. */
+     * access lane on tcp (UCX's lane selection wants memory invalidation,
+     * UCT_MD_FLAG_INVALIDATE, which tcp's memory domain lacks), so the
+     * data goes as AM fragments of UCX_TCP_RX_SEG_SIZE (64K by default):
+     * at 256K a 4 MiB AM takes about 18 sendmsg calls instead of 66
+     * (ucx_perftest -e shows UCX's own cost of that mode; docs/performance.md).
+     * The error handling ones are read from the environment only
+     * (ucp_config_modify does not reach them), so all three are put there
+     * while the worker is made, unless the user set them, and taken out
+     * again. */
     const char *const env_def[] = { "UCX_POSIX_ERROR_HANDLING", "UCX_SYSV_ERROR_HANDLING",
                                     "UCX_TCP_RX_SEG_SIZE" };
     const char *const env_val[] = { "y", "y", "256K" };
