@@ -5,7 +5,8 @@
 # the median of spawn-to-last-reply and each configuration over stock.
 #   run.sh [N] [ROUNDS] [CONFIGS...]    configs: stock am-off am-tcp am-udp am-shm am-default,
 #   am-T@POLICY runs with PVMAM_WAIT=POLICY, am-init with pvmam_init in every
-#   task (the default transports)
+#   task (the default transports); base-... as am-... with the startup_am of
+#   another build, folder STARTUP_BASE (a before/after in the same run)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/bench.sh"
@@ -16,7 +17,11 @@ CONFIGS=${*:-stock am-default am-off}
 bench_tmpvm
 for r in $(seq "$ROUNDS"); do
     for c in $CONFIGS; do
-        lib=${c%%-*} tr=${c#am-} wait=
+        lib=${c%%-*} tr=${c#*-} wait= prog=
+        case $lib in
+        base) prog=${STARTUP_BASE:?base-... needs STARTUP_BASE}/startup_am ;;
+        *) prog=$B/startup_$lib ;;
+        esac
         case $tr in *@*) wait=${tr#*@} tr=${tr%@*} ;; esac
         if [ "$lib" = stock ]; then tr=; fi
         init=
@@ -25,7 +30,7 @@ for r in $(seq "$ROUNDS"); do
         ( [ -n "$tr" ] && export PVMAM_TRANSPORT=$tr
           [ -n "$wait" ] && export PVMAM_WAIT=$wait
           [ -n "$init" ] && export STARTUP_INIT=1
-          timeout 60 "$B/startup_$lib" "$N" ) > "$OUT/run" || { echo "FAIL: $c" >&2; exit 1; }
+          timeout 60 "$prog" "$N" ) > "$OUT/run" || { echo "FAIL: $c" >&2; exit 1; }
         awk -v c="$c" '$1 == "all_ms" { print c, $3 }' "$OUT/run" >> "$OUT/all"
     done
 done
