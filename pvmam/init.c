@@ -342,7 +342,10 @@ static int accept_all(int me, const int *acc, int nacc, int *ref, int *nref)
     return 0;
 }
 
-/* Wait until cond() or the deadline; 0 or PvmSysErr. */
+/* Wait until cond() or the deadline; 0 or PvmSysErr.  Like wait_for, it
+ * polls every source while it waits and ends by the deadline, so no cycle
+ * of waits can hold it: what it waits for (the master's ACCEPTS, links
+ * opening) comes from tasks that poll as they wait too. */
 static int wait_until(int (*cond)(int), int me, long long deadline)
 {
     while (!cond(me)) {
