@@ -51,6 +51,12 @@ static int r_sent_daemon(void *ctx, int tid, const struct pmsg *m)
     (void)ctx;
     struct pvmx_peer *p = pvmx.on ? pvmx_peer_get(tid) : pvmx_peer_find(tid);
     if (p) {
+        /* a user message: pvmam_init's mesh must not skip SWITCH/READY to
+         * it (init.c).  Not pvm3's own in the TC context (pvm_spawn's
+         * TC_SIBLINGS to each child): those are read by the library as
+         * they come, and nothing orders them against user messages. */
+        if (m->ctx != SYSCTX_TC)
+            p->daemon_sent = 1;
         p->st.pvmd_msgs_sent++;
         p->st.pvmd_bytes_sent += m->len;
     }
@@ -137,6 +143,7 @@ static void on_dead(am_interface_t *ifc, int32_t tid, void *arg)
         /* whole messages held for its SWITCH or READY stay: that is
          * still on its way through the pvmd and releases them (link.c) */
         pvmx_peer_drop_partial(p);
+        pvmx_link_ended(p);
         /* libam cannot tell an exit from a failure (a closed tcp link
          * looks the same): say both, not only the timeout */
         pvmx_log("t%x: AM link lost (the task exited, or it or its host failed, or no "

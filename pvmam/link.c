@@ -148,11 +148,19 @@ static int close_exited(struct pvmx_peer *p, int force)
     pvmx_log("t%x exited: closing its link%s", p->tid,
              am_task_ended(p->ep) ? "" : " (its stream did not end in time)");
     pvmx_peer_drop_partial(p);   /* held whole messages wait for its SWITCH */
+    /* A waiter must look again only if this changed something it can
+     * wait for: the link's death, or AMs in flight that r_flush waits
+     * out.  Counting every close made each task that waited (pvm_recv,
+     * pvmam_init, pvm_exit's flush) spin its yield window again at every
+     * exit around it: at 64 tasks 40% of the job's CPU
+     * (docs/performance.md). */
+    int was_dead = pvmx_link_dead(p);
+    unsigned out = am_outstanding(p->ifc);
     am_remove_task(p->ifc, p->tid);
     am_deallocate_task(p->ifc, p->ep);
     p->ep = NULL;
     pvmx_link_die(p);
-    return 1;
+    return !was_dead || am_outstanding(p->ifc) != out;
 }
 
 /* At exit: the pvmd may have said, while answering our last requests,
@@ -223,6 +231,110 @@ int pvmx_link_connect(struct pvmx_peer *p)
     watch_exit(p);   /* one that exits before it answers closes the link */
     pvmx_log("connected to t%x at %s", p->tid, addr);
     return 0;
+}
+
+/* ---- pvmam_init's mesh (init.c): links opened without per-link messages --
+ *
+ * Between two tasks that have sent each other no user message through the
+ * daemon, nothing on the daemon route can be overtaken, so the hold rule's
+ * SWITCH and READY have nothing to mark; rule 1 (no AM before the receiver
+ * has an endpoint) is kept by pvmam_init's barriers instead: S connects
+ * without CONN, the master tells L whom to accept (ACCEPTS), and S's side
+ * opens only at GO, which comes after every L accepted.  L's side opens
+ * when it accepts: S holds L's AMs (S-CONNECTING) until GO.  If S's
+ * pvmam_init fails before GO it falls back to the per-link exchange (CONN
+ * now, mesh_fallback); L, whose side may be open already, answers that
+ * CONN with SWITCH and holds S's AMs until READY (docs/link-setup.md,
+ * "pvmam_init's mesh"). */
+
+/* The mesh's shm links are not watched by the pvmd: a watch per pair
+ * made the pvmd keep 4,032 records at 64 tasks and send as many exit
+ * notices, which cost the job more than all of its links' set-up
+ * (docs/performance.md).  An shm peer's end is libam's word already:
+ * its socket closes, or its pidfd says it exited, when it is gone, and
+ * libam reads its rings to the end before it says so
+ * (libam/tr_shm.c peer_event); then the link closes as on the notice. */
+static int shm_link(const struct pvmx_peer *p)
+{
+    return p->ifc && !strcmp(am_transport_name(p->ifc), "shm");
+}
+
+void pvmx_link_ended(struct pvmx_peer *p)
+{
+    if (p->self_watch && p->ep)
+        defer(&p->need_close);
+}
+
+int pvmx_link_mesh_connect(struct pvmx_peer *p)
+{
+    if (p->ep || p->link != PVMX_KNOWN)
+        return PvmSysErr;
+    char addr[AM_ADDR_MAX];
+    int rc = connect_some(p, addr);
+    if (rc >= 0)
+        rc = am_insert_task(p->ifc, p->ep, p->tid);
+    if (rc < 0)
+        return give_up(p, "connect", rc), PvmSysErr;
+    pvmx_link_set(p, PVMX_S_CONNECTING);
+    p->mesh = 1;
+    p->self_watch = shm_link(p);
+    int idx = 0;
+    while (idx < pvmx.nifc && pvmx.ifc[idx] != p->ifc)
+        idx++;
+    pvmx_log("connected to t%x at %s (mesh)", p->tid, addr);
+    return idx;
+}
+
+int pvmx_link_mesh_accept(struct pvmx_peer *p, const char *addr)
+{
+    if (p->ep || pvmx_link_dead(p))
+        return PvmSysErr;
+    if (pvmx_peer_set_addr(p, addr) < 0)
+        return PvmNoMem;
+    pvmx_link_set(p, PVMX_KNOWN);
+    p->ifc = pvmx_ifc_of(addr);
+    int rc = p->ifc ? am_allocate_task(p->ifc, &p->ep) : AM_ERR_BADADDR;
+    if (rc >= 0)
+        rc = am_accept_task(p->ifc, p->ep, addr);
+    if (rc >= 0)
+        rc = am_insert_task(p->ifc, p->ep, p->tid);
+    if (rc < 0)
+        return give_up(p, "accept", rc), PvmSysErr;
+    pvmx_link_set(p, PVMX_L_ACCEPTED);
+    pvmx_link_set(p, PVMX_OPEN);
+    p->mesh = 1;   /* kept: a CONN from S later means S fell back */
+    p->self_watch = shm_link(p);
+    pvmx_log("accepted t%x at %s (mesh)", p->tid, addr);
+    return 0;
+}
+
+void pvmx_link_mesh_go(struct pvmx_peer *p, int refused)
+{
+    if (!p->mesh || pvmx.mytid > p->tid)
+        return;
+    p->mesh = 0;
+    if (refused) {   /* L could not accept: nothing of ours reached it */
+        if (p->link == PVMX_S_CONNECTING)
+            give_up(p, "refused by the peer", AM_ERR_STATE);
+        return;
+    }
+    if (p->link != PVMX_S_CONNECTING && p->link != PVMX_DEAD_HELD)
+        return;
+    pvmx_link_set(p, p->link == PVMX_S_CONNECTING ? PVMX_OPEN : PVMX_DEAD);
+    pvmx_release_held(p);
+}
+
+void pvmx_link_mesh_fallback(struct pvmx_peer *p)
+{
+    if (!p->mesh || pvmx.mytid > p->tid)
+        return;
+    p->mesh = 0;
+    if (p->link != PVMX_S_CONNECTING && p->link != PVMX_DEAD_HELD)
+        return;
+    pvmx_log("pvmam_init did not finish: CONN to t%x", p->tid);
+    const char *mine = p->ifc ? am_task_address(p->ifc, AM_TID_SELF) : NULL;
+    if (!mine || pvmx_send_ctrl(p->tid, PVMAM_TAG_CONN, &pvmx.mytid, 1, mine) < 0)
+        pvmx_log("cannot send CONN to t%x", p->tid);
 }
 
 /* As the larger tid: accept the connector's link (its CONN arrived).  Our
@@ -356,8 +468,12 @@ int pvmx_ctrl_filter(struct pmsg *m)
             defer(&p->need_connect);
         break;
     case PVMAM_TAG_CONN:      /* accept; its READY will open our receive side */
-        if (pvmx.mytid > p->tid)
+        if (pvmx.mytid > p->tid && p->mesh && (p->link == PVMX_OPEN || p->link == PVMX_DEAD)) {
+            p->mesh = 0;   /* S fell back (pvmam_init failed there): SWITCH */
+            defer(&p->need_switch);
+        } else if (pvmx.mytid > p->tid) {
             link_accept(p);
+        }
         else
             defer(&p->need_nak);   /* the smaller tid never accepts */
         break;
@@ -452,8 +568,12 @@ int pvmx_link_work(void)
             p->need_switch = 0;
             pvmx_log("switching to AM towards t%x", p->tid);
             int rc = pvmx_send_ctrl(p->tid, PVMAM_TAG_SWITCH, NULL, 0, NULL);
-            /* SWITCH is our last daemon-route message to p */
-            pvmx_link_set(p, p->link == PVMX_DEAD_HELD ? PVMX_DEAD_L_SWITCHED : PVMX_L_SWITCHED);
+            /* SWITCH is our last daemon-route message to p (a mesh link
+             * open here, or dead, answers S's fallback CONN: OPEN holds
+             * S's AMs again until READY; DEAD has nothing to hold for) */
+            if (p->link != PVMX_DEAD)
+                pvmx_link_set(p, p->link == PVMX_DEAD_HELD ? PVMX_DEAD_L_SWITCHED
+                                                           : PVMX_L_SWITCHED);
             if (rc < 0)
                 pvmx_link_die(p);
             opened++;

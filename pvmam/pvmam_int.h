@@ -105,6 +105,11 @@ struct pvmx_peer {
     long long close_by;   /* ...or at this time (ms, pvmx_now_ms), 0: not yet */
     int watch_wid;        /* the pvmd will answer when its address is there */
     int settled;          /* mark: a first send has waited for its link (settle.c) */
+    int daemon_sent;      /* mark: a user message of ours went to it via the pvmd */
+    int mesh;             /* mark: pvmam_init's mesh opened it without CONN
+                             (S: until GO; L: for good, link.c) */
+    int self_watch;       /* mark: libam's end of its endpoint, not the
+                             pvmd's notice, closes the link (link.c) */
     am_endpoint_t *ep;
     am_interface_t *ifc;  /* ep's interface: the transport the link uses */
     /* Its published address list (addrs.c), or after its CONN the one
@@ -186,9 +191,12 @@ am_interface_t *pvmx_ifc_next(const struct pvmx_peer *p, int *i, char *addr);
 #define PVMAM_TAG_READY   ((int)0x80a30008)   /* "my AMs from now on" (connector) */
 #define PVMAM_TAG_NAK     ((int)0x80a30009)   /* "no AM link: stay on the daemon" */
 #define PVMAM_TAG_EXIT    ((int)0x80a3000a)   /* from the pvmd: {tid} has exited */
+#define PVMAM_TAG_CONNS   ((int)0x80a3000b)   /* pvmam_init: whom a task connected to */
+#define PVMAM_TAG_ACCEPTS ((int)0x80a3000c)   /* pvmam_init: whom a task must accept */
 #define PVMAM_IS_CTRL(m) ((m)->ctx == SYSCTX_TC && (m)->tag >= PVMAM_TAG_REQ && \
-                          (m)->tag <= PVMAM_TAG_EXIT)
-#define PVMAM_IS_INIT(tag) ((tag) >= PVMAM_TAG_HELLO && (tag) <= PVMAM_TAG_GO)
+                          (m)->tag <= PVMAM_TAG_ACCEPTS)
+#define PVMAM_IS_INIT(tag) (((tag) >= PVMAM_TAG_HELLO && (tag) <= PVMAM_TAG_GO) || \
+                            (tag) == PVMAM_TAG_CONNS || (tag) == PVMAM_TAG_ACCEPTS)
 
 /* Our mailbox entries: "pvmam.<tid>" (AM address), "pvmam.lib.<tid>"
  * (amstat.c); the route declares the prefix its own (pvm_getmboxinfo). */
@@ -215,6 +223,17 @@ void pvmx_link_consider(struct pvmx_peer *p);
 int pvmx_link_want(struct pvmx_peer *p);
 /* Open the AM link to p as the connecting side (smaller tid). */
 int pvmx_link_connect(struct pvmx_peer *p);
+/* pvmam_init's mesh (link.c): S connects without CONN (returns the index
+ * of the interface used in our list, or < 0: STOCK); L accepts S at addr
+ * (0, or < 0: STOCK); at GO S's side opens (or L refused it); when
+ * pvmam_init fails S sends the CONN it skipped. */
+int pvmx_link_mesh_connect(struct pvmx_peer *p);
+int pvmx_link_mesh_accept(struct pvmx_peer *p, const char *addr);
+void pvmx_link_mesh_go(struct pvmx_peer *p, int refused);
+void pvmx_link_mesh_fallback(struct pvmx_peer *p);
+/* libam declared p's endpoint dead: a link that the pvmd does not watch
+ * closes now (once what it sent is read). */
+void pvmx_link_ended(struct pvmx_peer *p);
 /* route.h's settle: a first big send to tid waits briefly for its link. */
 int pvmx_settle(void *ctx, int tid, size_t len);
 /* Control message tag to dst over the daemon route: ints, then a counted

@@ -7,9 +7,14 @@
  *   startup_X N [CHILD]  master: prints "spawn_ms N ms" (pvm_spawn alone) and
  *                        "all_ms N ms" (spawn to last reply); CHILD (default
  *                        itself) is the program spawned, e.g. the other build
- * With STARTUP_INIT=1 in the environment (libpvm3am build only), every
- * task also calls pvmam_init(N + 1) before the reply: the whole mesh up
- * front, against stock's plain spawn.
+ * Environment of the master (children get it as their second argument):
+ *   STARTUP_INIT=1    (libpvm3am build only) every task calls pvmam_init(N + 1)
+ *                     before anything else: the whole mesh up front
+ *   STARTUP_PAIRS=1   every pair of the N + 1 tasks exchanges one message
+ *                     (each sends one to every other, after the master's
+ *                     table of tids) before the reply
+ *   STARTUP_DIRECT=1  every task sets PvmRouteDirect first (stock's direct
+ *                     route: a TCP connection per pair, opened on demand)
  *   (spawned children take the slave part: pvm_parent() is a task)
  */
 #include <stdio.h>
@@ -22,6 +27,14 @@
 #endif
 
 #define TAG_HELLO 7
+#define TAG_TIDS 8
+#define TAG_PAIR 9
+
+/* What a run does (the environment's words, passed to children as a
+ * string of letters in their second argument). */
+struct mode {
+    int init, pairs, direct;
+};
 
 static double now_ms(void)
 {
@@ -44,12 +57,64 @@ static int mesh(int ask, int ntasks)
 #endif
 }
 
-static int slave(int parent, int ask, int ntasks)
+/* Every task sends one message (its rank) to every other of the n, then
+ * receives one from each; 0, or -1 when one is missing or twice. */
+static int pairs(const int *tids, int n, int rank)
+{
+    char *seen = calloc((size_t)n, 1);
+    if (!seen)
+        return -1;
+    for (int i = 1; i < n; i++) {   /* starting after ourselves spreads the load */
+        int to = (rank + i) % n;
+        pvm_initsend(PvmDataDefault);
+        pvm_pkint(&rank, 1, 1);
+        if (pvm_send(tids[to], TAG_PAIR) < 0) {
+            free(seen);
+            return -1;
+        }
+    }
+    int rc = 0;
+    for (int i = 1; i < n && rc == 0; i++) {
+        struct timeval tmo = { 60, 0 };
+        int r = -1;
+        if (pvm_trecv(-1, TAG_PAIR, &tmo) <= 0 || pvm_upkint(&r, 1, 1) < 0 || r < 0 ||
+            r >= n || r == rank || seen[r]++) {
+            fprintf(stderr, "startup: task %d: pair message %d of %d missing or wrong (%d)\n",
+                    rank, i, n - 1, r);
+            rc = -1;
+        }
+    }
+    free(seen);
+    return rc;
+}
+
+static int slave(int parent, struct mode md, int ntasks)
 {
     int me = pvm_mytid();
-    if (mesh(ask, ntasks) < 0) {
+    if (md.direct)
+        pvm_setopt(PvmRoute, PvmRouteDirect);
+    if (mesh(md.init, ntasks) < 0) {
         pvm_exit();
         return 1;
+    }
+    if (md.pairs) {
+        int *tids = malloc(sizeof *tids * (size_t)ntasks), rank = -1;
+        struct timeval tmo = { 60, 0 };
+        if (!tids || pvm_trecv(parent, TAG_TIDS, &tmo) <= 0 ||
+            pvm_upkint(tids, ntasks, 1) < 0) {
+            fprintf(stderr, "startup: no table of tids\n");
+            pvm_exit();
+            return 1;
+        }
+        for (int i = 0; i < ntasks; i++)
+            if (tids[i] == me)
+                rank = i;
+        int rc = rank < 0 ? -1 : pairs(tids, ntasks, rank);
+        free(tids);
+        if (rc < 0) {
+            pvm_exit();
+            return 1;
+        }
     }
     pvm_initsend(PvmDataDefault);
     pvm_pkint(&me, 1, 1);
@@ -67,10 +132,18 @@ int main(int argc, char **argv)
     int n = argc > 1 ? atoi(argv[1]) : 8;
     /* children learn it from their arguments: the environment is not
      * passed on unless named in PVM_EXPORT */
-    const char *e = getenv("STARTUP_INIT");
-    int init = parent > 0 ? argc > 2 && !strcmp(argv[2], "init") : e && !strcmp(e, "1");
-    if (parent > 0)
-        return slave(parent, init, n + 1);
+    struct mode md = { 0, 0, 0 };
+    if (parent > 0) {
+        const char *f = argc > 2 ? argv[2] : "";
+        md = (struct mode){ !!strchr(f, 'i'), !!strchr(f, 'p'), !!strchr(f, 'd') };
+        return slave(parent, md, n + 1);
+    }
+    const char *e;
+    md.init = (e = getenv("STARTUP_INIT")) && !strcmp(e, "1");
+    md.pairs = (e = getenv("STARTUP_PAIRS")) && !strcmp(e, "1");
+    md.direct = (e = getenv("STARTUP_DIRECT")) && !strcmp(e, "1");
+    if (md.direct)
+        pvm_setopt(PvmRoute, PvmRouteDirect);
     if (n < 1 || n > 1024) {
         fprintf(stderr, "startup: N from 1 to 1024\n");
         pvm_exit();
@@ -81,8 +154,15 @@ int main(int argc, char **argv)
         pvm_exit();
         return 1;
     }
+    char flags[4] = "x", *f = flags;   /* never empty: an argument is there */
+    if (md.init)
+        *f++ = 'i';
+    if (md.pairs)
+        *f++ = 'p';
+    if (md.direct)
+        *f++ = 'd';
     double t0 = now_ms();
-    char *args[] = { argv[1], init ? "init" : NULL, NULL };
+    char *args[] = { argv[1], flags, NULL };
     int got = pvm_spawn(argc > 2 ? argv[2] : argv[0], argc > 1 ? args : NULL, PvmTaskDefault, "",
                         n, tids);
     if (got != n) {
@@ -91,10 +171,30 @@ int main(int argc, char **argv)
         return 1;
     }
     double t1 = now_ms();
-    if (mesh(init, n + 1) < 0) {
+    if (mesh(md.init, n + 1) < 0) {
         fprintf(stderr, "startup: pvmam_init failed\n");
         pvm_exit();
         return 1;
+    }
+    if (md.pairs) {
+        int *all = malloc(sizeof *all * (size_t)(n + 1));
+        if (!all) {
+            pvm_exit();
+            return 1;
+        }
+        all[0] = me;
+        memcpy(all + 1, tids, sizeof *tids * (size_t)n);
+        pvm_initsend(PvmDataDefault);
+        pvm_pkint(all, n + 1, 1);
+        int rc = pvm_mcast(tids, n, TAG_TIDS);
+        if (rc >= 0)
+            rc = pairs(all, n + 1, 0);
+        free(all);
+        if (rc < 0) {
+            fprintf(stderr, "startup: the pairs' exchange failed\n");
+            pvm_exit();
+            return 1;
+        }
     }
     for (int i = 0; i < n; i++) {
         /* bounded: a lost reply ends the run with an error, not a hang */

@@ -124,6 +124,8 @@ int pvmi_get_ints(struct pmsg *m, int *v, int n);
 int pvmi_task_connected(int tid);
 /* Ask the pvmd for {tid} in (ctx, tag) when task tid exits; 0 or an error. */
 int pvmi_notify_exit(int tid, int ctx, int tag);
+/* The same for n tids in one request (the pvmd still keeps one record each). */
+int pvmi_notify_exits(const int *tids, int n, int ctx, int tag);
 int pvmi_get_str(struct pmsg *m, char *s, size_t max);
 /* ...and back: PvmBadMsg unless it fits in max with its '\0'. */
 int pvmi_get_counted(struct pmsg *m, char *s, size_t max);

@@ -61,3 +61,8 @@ int pvmi_notify_exit(int tid, int ctx, int tag)
 {
     return send_notify(PvmTaskExit, ctx, tag, 1, &tid, 1);
 }
+
+int pvmi_notify_exits(const int *tids, int n, int ctx, int tag)
+{
+    return n > 0 ? send_notify(PvmTaskExit, ctx, tag, n, tids, n) : 0;
+}

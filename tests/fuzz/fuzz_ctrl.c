@@ -1,11 +1,11 @@
 /*
  * fuzz_ctrl.c - libFuzzer target: pvmam's control messages (link set-up,
  * pvmam/link.c: REQ, CONN, SWITCH, READY, NAK, EXIT; pvmam_init's HELLO,
- * TABLE, DONE, GO, pvmam/init.c), as pvm3 hands them to the AM route's
+ * TABLE, DONE, GO, CONNS, ACCEPTS, pvmam/init.c), as pvm3 hands them to the AM route's
  * filter.  The task is t40005 with AM on over udp on loopback (accepting
  * a link makes a real endpoint from the address the message names).  The
  * input is a list of records:
- *     u8  what   bits 0-3: the tag (PVMAM_TAG_REQ + n % 10);
+ *     u8  what   bits 0-3: the tag (PVMAM_TAG_REQ + n % 12);
  *                0x10: it arrives while AM is still starting (kept, and
  *                handled at the next 0x20 or at the end);
  *                0x20: AM finishes starting before this one;
@@ -81,7 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         }
         pmsg_rewind(m);
-        m->tag = PVMAM_TAG_REQ + (int)((what & 0xf) % 10);
+        m->tag = PVMAM_TAG_REQ + (int)((what & 0xf) % 12);
         m->ctx = SYSCTX_TC;
         m->src = src;
         m->dst = ME;

@@ -107,6 +107,11 @@ TESTS += tests/integration/spawnstream.sh
 TESTS += tests/integration/mixed.sh
 EXTRA_DIST += tests/integration/mixed.sh
 
+# pvmam_init's mesh: links without per-link messages, next to pairs with
+# a history through the pvmd, and the fall-back when the call fails.
+TESTS += tests/integration/meshinit.sh
+EXTRA_DIST += tests/integration/meshinit.sh
+
 # Many tasks: a ring, an all-to-all sample and a master
 # linked with every child, on demand and with pvmam_init.
 TESTS += tests/integration/scale.sh tests/integration/scale-hosts.sh

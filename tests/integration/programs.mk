@@ -108,6 +108,11 @@ tests_integration_mixed_am_SOURCES = tests/integration/mixed.c
 tests_integration_mixed_am_LDADD = libpvm3am.la
 tests_integration_mixed_am_LDFLAGS = -no-install
 
+check_PROGRAMS += tests/integration/meshinit_am
+tests_integration_meshinit_am_SOURCES = tests/integration/meshinit.c
+tests_integration_meshinit_am_CPPFLAGS = -I$(top_srcdir)/pvmam
+tests_integration_meshinit_am_LDADD = libpvm3am.la
+tests_integration_meshinit_am_LDFLAGS = -no-install
 check_PROGRAMS += tests/integration/scale_am
 tests_integration_scale_am_SOURCES = tests/integration/scale.c tests/integration/selfstat.h
 tests_integration_scale_am_CPPFLAGS = -I$(top_srcdir)/pvmam
