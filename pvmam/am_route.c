@@ -80,6 +80,23 @@ static int r_poll(void *ctx)
     return n > 0 ? n : moved || changed;
 }
 
+/* A pvm_precv or pvm_recv waiting for tid (pvmi_progress_from): its
+ * link's endpoint alone (am_poll_ep), the handlers as in r_poll.  Not
+ * while the link is not delivering yet (its messages are held for the
+ * daemon route, released by link work), is closing, or a placement is
+ * being checked: those are r_poll's work. */
+static int r_poll_from(void *ctx, int tid)
+{
+    (void)ctx;
+    if (!pvmx.on || pvmx.placing)
+        return -1;
+    struct pvmx_peer *p = pvmx_peer_find(tid);
+    if (!p || !p->ep || !pvmx_link_rx(p) || pvmx_link_dead(p) || p->need_close)
+        return -1;
+    int rc = am_poll_ep(p->ifc, p->ep);
+    return rc > 0 ? rc : 0;
+}
+
 /* Wake by t ms (t < 0: no need) if that is sooner. */
 static void wake_by(int *timeout_ms, int t)
 {
@@ -311,6 +328,7 @@ const struct pvm_route_ops pvmx_am_route = {
     .send = r_send,
     .send_bytes = r_send_bytes,
     .poll = r_poll,
+    .poll_from = r_poll_from,
     .wait_fds = r_wait_fds,
     .filter = r_filter,
     .sent_daemon = r_sent_daemon,

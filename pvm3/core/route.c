@@ -113,6 +113,20 @@ int pvmi_routes_poll(void)
     return n;
 }
 
+/* The route that polls tid alone (route.h poll_from): > 0 progress, 0
+ * none, -1 none can (use pvmi_routes_poll). */
+int pvmi_routes_poll_from(int tid)
+{
+    for (int i = 0; i < nroutes; i++) {
+        if (!routes[i].ops->poll_from)
+            continue;
+        int rc = routes[i].ops->poll_from(routes[i].ctx, tid);
+        if (rc >= 0)
+            return rc;
+    }
+    return -1;
+}
+
 int pvmi_routes_fds(struct pollfd *fds, int max, int *timeout_ms)
 {
     int n = 0;

@@ -36,6 +36,11 @@ struct pvm_route_ops {
      * pvmi_deliver().  Returns > 0 if it made progress (messages, or bytes
      * of one still arriving), 0 if not, or a PVM error. */
     int (*poll)(void *ctx);
+    /* Optional: as poll, but only what tid sends, for a receive waiting
+     * for tid's message, where that is cheaper: messages from tid are
+     * delivered exactly as poll would, in the same order.  -1: not now
+     * (the route cannot, or its own work is due): use poll. */
+    int (*poll_from)(void *ctx, int tid);
     /* Fill up to max pollfds to block on; may lower *timeout_ms (ms until
      * the route needs poll() called, e.g. retransmissions).  Returns count. */
     int (*wait_fds)(void *ctx, struct pollfd *fds, int max, int *timeout_ms);
