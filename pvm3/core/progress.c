@@ -74,12 +74,14 @@ int pvmi_progress_from(int tid)
     depth--;
     if (rc < 0)
         return -1;
-    if (!pvmi_tm_busy())
+    if (pvmi_ctrlq_pending() && !pvmi_tm_busy())
         run_control();
     return pvmi.dead ? PvmSysErr : rc;
 }
 
-int pvmi_progress(int timeout_ms)
+int pvmi_progress(int timeout_ms) { return pvmi_progress_for(-1, timeout_ms); }
+
+int pvmi_progress_for(int tid, int timeout_ms)
 {
     unsigned long before = pvmi_rxq_delivered(), in_before = pvmi_rxq_inputs();
     int rc = 0;
@@ -91,7 +93,7 @@ int pvmi_progress(int timeout_ms)
      * caller's loop: look again before sleeping */
     if (pvmi_routes_poll() > 0 || pvmi_rxq_delivered() != before || control_runnable())
         timeout_ms = 0;
-    rc = pvmi_wait(timeout_ms, woken, &in_before);
+    rc = pvmi_wait(timeout_ms, tid, woken, &in_before);
     depth--;
     if (rc < 0)
         return rc;

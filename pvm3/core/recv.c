@@ -68,7 +68,7 @@ static int wait_match(const char *fn, int src, int tag, long timeout_ms, struct 
                 wait = 0;
             }
         }
-        rc = pvmi_progress((int)(wait > 1000000 ? 1000000 : wait));
+        rc = pvmi_progress_for(match_fn ? -1 : src, (int)(wait > 1000000 ? 1000000 : wait));
         if (rc < 0)
             return pvmi_err(fn, rc);
         polled = 1;
@@ -153,7 +153,7 @@ static int precv_wait(int src, int tag, int bytes_only, void *buf, size_t cap,
         if (!pvmi_sink_landing() && quick != -1 && (*out = find(src, tag)))
             break;
         quick = 0;
-        rc = pvmi_progress(-1);
+        rc = pvmi_progress_for(src, -1);
         if (rc < 0) {
             pvmi_sink_disarm();
             return pvmi_err("pvm_precv", rc);

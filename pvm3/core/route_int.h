@@ -40,9 +40,13 @@ void pvmi_dwatch_stop(void);
 
 /* progress.c: poll tid's route alone (see there); -1: use pvmi_progress. */
 int pvmi_progress_from(int tid);
+/* pvmi_progress for a receive that waits for tid (-1: any source): its
+ * spin looks at tid's route alone most of the time (wait.c). */
+int pvmi_progress_for(int tid, int timeout_ms);
 
-/* wait.c: spin, then block in poll(), until woken(arg) or the timeout. */
-int pvmi_wait(int timeout_ms, int (*woken)(const void *), const void *arg);
+/* wait.c: spin, then block in poll(), until woken(arg) or the timeout;
+ * from != -1: most spinning polls look at what from sends alone. */
+int pvmi_wait(int timeout_ms, int from, int (*woken)(const void *), const void *arg);
 
 /* sink.c: pvm_precv's side. */
 void pvmi_sink_arm(int src, int tag, int ctx, int bytes_only, void *buf, size_t cap);
