@@ -222,7 +222,13 @@ int amx_input(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, c
     if (ep->dead)
         return 0;
     int n = 0;
-    if (h->pb && h->type == AMX_REQ) {
+    if (h->pb && h->type == AMX_REQ && h->nblank == 1 && h->pb_inst < ifc->cfg.depth &&
+        ep->slot[h->pb_inst].busy && ep->slot[h->pb_inst].seq == h->pb_seq) {
+        /* the usual piggybacked blank reply (a ping-pong's): on_reply's
+         * work for it, without building its header */
+        free_slot(ifc, ep, &ep->slot[h->pb_inst]);
+        n = 1;
+    } else if (h->pb && h->type == AMX_REQ) {
         struct amx_hdr b = { .seq = h->pb_seq, .type = AMX_REP, .inst = h->pb_inst,
                              .handler = AMX_BLANK, .nblank = h->nblank };
         n = on_reply(ifc, ep, &b, p);

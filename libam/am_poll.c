@@ -73,15 +73,22 @@ static inline int timers(am_interface_t *ifc, int n)
     return n;
 }
 
-/* The same timers as am_poll's, and the same skip count: a caller that
- * alternates the two never starves them either. */
+/* The same timers as am_poll's, and the same skip count (a caller that
+ * alternates the two never starves them either); here an empty poll
+ * skips them too, as its caller spins on it: they run at least every
+ * AMX_TIMER_SKIP polls whatever each found, which is microseconds, against
+ * the milliseconds of AMX_ACK_DELAY_US and of retransmission. */
 int am_poll_ep(am_interface_t *ifc, am_endpoint_t *ep)
 {
     if (!ifc || !ep)
         return AM_ERR_INVAL;
     if (ifc->in_handler)
         return AM_ERR_STATE;
-    return timers(ifc, ifc->tr->recv_ep ? ifc->tr->recv_ep(ifc, ep) : ifc->tr->recv(ifc));
+    int n = ifc->tr->recv_ep ? ifc->tr->recv_ep(ifc, ep) : ifc->tr->recv(ifc);
+    if (++ifc->timer_skips < AMX_TIMER_SKIP)
+        return n;
+    timers(ifc, 0);
+    return n;
 }
 
 int am_poll(am_interface_t *ifc)

@@ -287,6 +287,8 @@ static int shm_recv_ep(am_interface_t *ifc, am_endpoint_t *ep)
     if (s->armed || !((s->polls + 1) & (s->handshakes ? 15 : 255)) || !e->base || ep->dead)
         return shm_recv(ifc);
     s->polls++;
+    if (!ring_pending(&e->rx) && !e->outq)   /* spun on: the empty case without a call */
+        return 0;
     int handled = read_ring(ifc, ep);
     if (e->outq && !e->sending && !e->rx_depth && !ep->dead)
         send_queued(ifc, ep);
