@@ -27,7 +27,8 @@ static int r_send(void *ctx, int tid, struct pmsg *m)
     struct pvmx_peer *p = pvmx_peer_find(tid);
     if (!p || pvmx_link_dead(p) || p->need_close)
         return PvmNoTask;   /* the peer died or exited: as stock says for a gone task */
-    if (m->len <= PVMX_SHORT && m->len + PVMX_SHORT_HDR <= am_max_payload(p->ifc)) {
+    if (m->len <= PVMX_SHORT &&
+        (pvmx.short_all || m->len + PVMX_SHORT_HDR <= am_max_payload(p->ifc))) {
         int rc = pvmx_short_send_msg(p, m);
         if (rc <= 0)
             return rc;
@@ -41,7 +42,7 @@ static int r_send_bytes(void *ctx, int tid, int tag, int msgctx, const void *buf
     struct pvmx_peer *p = pvmx_peer_find(tid);
     if (!p || pvmx_link_dead(p) || p->need_close)
         return PvmNoTask;
-    if (len <= PVMX_SHORT && len + PVMX_SHORT_HDR <= am_max_payload(p->ifc))
+    if (len <= PVMX_SHORT && (pvmx.short_all || len + PVMX_SHORT_HDR <= am_max_payload(p->ifc)))
         return pvmx_short_send_bytes(p, tag, msgctx, buf, len);
     return pvmx_frag_send_bytes(p, tag, msgctx, buf, len);
 }
@@ -163,6 +164,7 @@ static void on_dead(am_interface_t *ifc, int32_t tid, void *arg)
 
 static void stop_ifcs(void)
 {
+    pvmx.short_all = 0;
     while (pvmx.nifc > 0) {
         pvmx.nifc--;
         am_shutdown(pvmx.ifc[pvmx.nifc]);
@@ -217,6 +219,10 @@ static int start_ifcs(const struct am_config *c)
     }
     for (int i = 0; pvmx.nifc > 1 && i < pvmx.nifc; i++)
         am_set_wait_hook(pvmx.ifc[i], serve_others, NULL);
+    pvmx.short_all = 1;
+    for (int i = 0; i < pvmx.nifc; i++)
+        if (am_max_payload(pvmx.ifc[i]) < PVMX_SHORT + PVMX_SHORT_HDR)
+            pvmx.short_all = 0;
     return pvmx.nifc ? 0 : -1;
 }
 
