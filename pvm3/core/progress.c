@@ -54,7 +54,7 @@ static int woken(const void *in_before)
  * waits.  Only when nothing else is due: not nested in a pvmi_progress,
  * the daemon socket quiet (its signal, dwatch.c; so a message or control
  * work from the pvmd is never passed over: the caller then makes a full
- * pvmi_progress), and not more than QUICK_MAX times in a row, so that the
+ * pvmi_progress), and not more than QUICK_MAX - 1 times in a row, so that the
  * routes' own work (link changes, other peers' input) runs at least that
  * often in a receive loop that always finds its message.  Control work
  * the poll queued runs as after pvmi_progress.  Returns > 0 progress, 0
