@@ -39,8 +39,10 @@ static int r_send(void *ctx, int tid, struct pmsg *m)
 static int r_send_bytes(void *ctx, int tid, int tag, int msgctx, const void *buf, size_t len)
 {
     (void)ctx;
-    struct pvmx_peer *p = pvmx_peer_find(tid);
-    if (!p || pvmx_link_dead(p) || p->need_close)
+    struct pvmx_peer *p = pvmx.on ? pvmx_peer_find(tid) : NULL;
+    if (!p || !pvmx_link_tx(p))   /* r_reaches's no (route.h) */
+        return PVM_ROUTE_NOT_HERE;
+    if (pvmx_link_dead(p) || p->need_close)
         return PvmNoTask;
     if (len <= PVMX_SHORT && (pvmx.short_all || len + PVMX_SHORT_HDR <= am_max_payload(p->ifc)))
         return pvmx_short_send_bytes(p, tag, msgctx, buf, len);

@@ -87,13 +87,15 @@ int pvmi_routes_send(int tid, struct pmsg *m, int *sent)
 int pvmi_routes_send_bytes(int tid, int tag, int msgctx, const void *buf, size_t len, int *sent)
 {
     for (int i = 0; i < nroutes; i++) {
-        if (routes[i].ops->reaches(routes[i].ctx, tid)) {
-            if (!routes[i].ops->send_bytes) {
-                *sent = 0;
-                return 0;
+        if (routes[i].ops->send_bytes) {
+            int rc = routes[i].ops->send_bytes(routes[i].ctx, tid, tag, msgctx, buf, len);
+            if (rc != PVM_ROUTE_NOT_HERE) {
+                *sent = 1;
+                return rc;
             }
-            *sent = 1;
-            return routes[i].ops->send_bytes(routes[i].ctx, tid, tag, msgctx, buf, len);
+        } else if (routes[i].ops->reaches(routes[i].ctx, tid)) {
+            *sent = 0;
+            return 0;
         }
     }
     *sent = -1;
