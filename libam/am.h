@@ -230,6 +230,12 @@ void am_placement_discard(am_endpoint_t *ep);
  * retransmit expired requests.  Returns the number of messages handled (>=0)
  * or a negative status. */
 int am_poll(am_interface_t *ifc);
+/* Like am_poll, for a caller waiting for what one peer sends: a transport
+ * that can read ep's input alone (shm: its ring) does only that, and now
+ * and then all of am_poll's work; the others do am_poll.  Handlers run as
+ * in am_poll, in the same order for ep's AMs.  Other peers' input waits
+ * for the next am_poll, so a caller must not use it alone for ever. */
+int am_poll_ep(am_interface_t *ifc, am_endpoint_t *ep);
 /* Like am_poll, but wait up to timeout_ms (-1 = no limit, 0 = none) for at
  * least one message; spins briefly before blocking in the kernel. */
 int am_wait(am_interface_t *ifc, int timeout_ms);

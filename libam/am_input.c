@@ -16,7 +16,8 @@ static void owe_blank(am_interface_t *ifc, am_endpoint_t *ep, uint8_t inst, uint
     if (ep->owe && seq == ep->owe_seq + 1 && ep->owe_n < AMX_MAX_DEPTH) {
         ep->owe_n++;
     } else {
-        amx_pay_owed(ifc, ep);
+        if (ep->owe)
+            amx_pay_owed(ifc, ep);
         ep->owe = 1;
         ep->owe_n = 1;
         ep->owe_deadline_us = 0;   /* the next timer run stamps it */
@@ -222,7 +223,13 @@ int amx_input(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, c
     if (ep->dead)
         return 0;
     int n = 0;
-    if (h->pb && h->type == AMX_REQ) {
+    if (h->pb && h->type == AMX_REQ && h->nblank == 1 && h->pb_inst < ifc->cfg.depth &&
+        ep->slot[h->pb_inst].busy && ep->slot[h->pb_inst].seq == h->pb_seq) {
+        /* the usual piggybacked blank reply (a ping-pong's): on_reply's
+         * work for it, without building its header */
+        free_slot(ifc, ep, &ep->slot[h->pb_inst]);
+        n = 1;
+    } else if (h->pb && h->type == AMX_REQ) {
         struct amx_hdr b = { .seq = h->pb_seq, .type = AMX_REP, .inst = h->pb_inst,
                              .handler = AMX_BLANK, .nblank = h->nblank };
         n = on_reply(ifc, ep, &b, p);

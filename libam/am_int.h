@@ -207,6 +207,10 @@ struct am_transport_ops {
     int (*send)(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *iov, int n);
     /* Receive and dispatch what is there (calls amx_input). >= 0 handled. */
     int (*recv)(am_interface_t *ifc);
+    /* Optional (am_poll_ep): like recv, but what ep sent only, where that
+     * is cheaper; it may do all of recv's work instead (and must, when
+     * recv's own housekeeping is due). */
+    int (*recv_ep)(am_interface_t *ifc, am_endpoint_t *ep);
     int (*event_fd)(const am_interface_t *ifc);
     /* The endpoint died: drop its connection (ep_free comes later). */
     void (*close_ep)(am_interface_t *ifc, am_endpoint_t *ep);

@@ -58,17 +58,12 @@ static void retransmit(am_interface_t *ifc)
     }
 }
 
-int am_poll(am_interface_t *ifc)
+/* The timers after a poll that handled n AMs.  They need the clock, which
+ * costs as much as the rest of a poll: one that handled input skips them
+ * (its caller is about to answer and polls again), never more than
+ * AMX_TIMER_SKIP in a row, so a busy stream cannot starve them. */
+static inline int timers(am_interface_t *ifc, int n)
 {
-    if (!ifc)
-        return AM_ERR_INVAL;
-    if (ifc->in_handler)
-        return AM_ERR_STATE;
-    int n = ifc->tr->recv(ifc);
-    /* The timers need the clock, which costs as much as the rest of a
-     * poll: one that handled input skips them (its caller is about to
-     * answer and polls again), never more than AMX_TIMER_SKIP in a row,
-     * so a busy stream cannot starve them. */
     if (n > 0 && ++ifc->timer_skips < AMX_TIMER_SKIP)
         return n;
     ifc->timer_skips = 0;
@@ -76,6 +71,33 @@ int am_poll(am_interface_t *ifc)
         retransmit(ifc);
     amx_pay_due(ifc);
     return n;
+}
+
+/* The same timers as am_poll's, and the same skip count (a caller that
+ * alternates the two never starves them either); here an empty poll
+ * skips them too, as its caller spins on it: they run at least every
+ * AMX_TIMER_SKIP polls whatever each found, which is microseconds, against
+ * the milliseconds of AMX_ACK_DELAY_US and of retransmission. */
+int am_poll_ep(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    if (!ifc || !ep)
+        return AM_ERR_INVAL;
+    if (ifc->in_handler)
+        return AM_ERR_STATE;
+    int n = ifc->tr->recv_ep ? ifc->tr->recv_ep(ifc, ep) : ifc->tr->recv(ifc);
+    if (++ifc->timer_skips < AMX_TIMER_SKIP)
+        return n;
+    timers(ifc, 0);
+    return n;
+}
+
+int am_poll(am_interface_t *ifc)
+{
+    if (!ifc)
+        return AM_ERR_INVAL;
+    if (ifc->in_handler)
+        return AM_ERR_STATE;
+    return timers(ifc, ifc->tr->recv(ifc));
 }
 
 int am_next_timeout_ms(const am_interface_t *ifc)

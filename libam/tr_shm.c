@@ -277,6 +277,24 @@ static int shm_recv(am_interface_t *ifc)
     return handled;
 }
 
+/* am_poll_ep: ep's ring alone, with what shm_recv does for it (its queued
+ * sends), unless shm_recv's own work is due (back from sleeping, or the
+ * epoll set's turn: the same count of polls). */
+static int shm_recv_ep(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    struct shm *s = ifc->trd;
+    struct shm_ep *e = ep->tp;
+    if (s->armed || !((s->polls + 1) & (s->handshakes ? 15 : 255)) || !e->base || ep->dead)
+        return shm_recv(ifc);
+    s->polls++;
+    if (!ring_pending(&e->rx) && !e->outq)   /* spun on: the empty case without a call */
+        return 0;
+    int handled = read_ring(ifc, ep);
+    if (e->outq && !e->sending && !e->rx_depth && !ep->dead)
+        send_queued(ifc, ep);
+    return handled;
+}
+
 /* The caller is about to block on the epoll set: mark every inbound ring,
  * then look again, so a record published meanwhile is not slept through. */
 static int shm_event_fd(const am_interface_t *cifc)
@@ -624,6 +642,7 @@ const struct am_transport_ops amx_tr_shm = {
     .accept = amx_shm_accept,
     .send = shm_send,
     .recv = shm_recv,
+    .recv_ep = shm_recv_ep,
     .event_fd = shm_event_fd,
     .close_ep = shm_close_ep,
     .placement_discard = amx_shm_placement_discard,

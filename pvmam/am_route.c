@@ -27,7 +27,8 @@ static int r_send(void *ctx, int tid, struct pmsg *m)
     struct pvmx_peer *p = pvmx_peer_find(tid);
     if (!p || pvmx_link_dead(p) || p->need_close)
         return PvmNoTask;   /* the peer died or exited: as stock says for a gone task */
-    if (m->len <= PVMX_SHORT && m->len + PVMX_SHORT_HDR <= am_max_payload(p->ifc)) {
+    if (m->len <= PVMX_SHORT &&
+        (pvmx.short_all || m->len + PVMX_SHORT_HDR <= am_max_payload(p->ifc))) {
         int rc = pvmx_short_send_msg(p, m);
         if (rc <= 0)
             return rc;
@@ -38,10 +39,12 @@ static int r_send(void *ctx, int tid, struct pmsg *m)
 static int r_send_bytes(void *ctx, int tid, int tag, int msgctx, const void *buf, size_t len)
 {
     (void)ctx;
-    struct pvmx_peer *p = pvmx_peer_find(tid);
-    if (!p || pvmx_link_dead(p) || p->need_close)
+    struct pvmx_peer *p = pvmx.on ? pvmx_peer_find(tid) : NULL;
+    if (!p || !pvmx_link_tx(p))   /* r_reaches's no (route.h) */
+        return PVM_ROUTE_NOT_HERE;
+    if (pvmx_link_dead(p) || p->need_close)
         return PvmNoTask;
-    if (len <= PVMX_SHORT && len + PVMX_SHORT_HDR <= am_max_payload(p->ifc))
+    if (len <= PVMX_SHORT && (pvmx.short_all || len + PVMX_SHORT_HDR <= am_max_payload(p->ifc)))
         return pvmx_short_send_bytes(p, tag, msgctx, buf, len);
     return pvmx_frag_send_bytes(p, tag, msgctx, buf, len);
 }
@@ -84,6 +87,23 @@ static int r_poll(void *ctx)
     }
     int changed = pvmx_link_work();
     return n > 0 ? n : moved || changed;
+}
+
+/* A pvm_precv or pvm_recv waiting for tid (pvmi_progress_from): its
+ * link's endpoint alone (am_poll_ep), the handlers as in r_poll.  Not
+ * while the link is not delivering yet (its messages are held for the
+ * daemon route, released by link work), is closing, or a placement is
+ * being checked: those are r_poll's work. */
+static int r_poll_from(void *ctx, int tid)
+{
+    (void)ctx;
+    if (!pvmx.on || pvmx.placing)
+        return -1;
+    struct pvmx_peer *p = pvmx_peer_find(tid);
+    if (!p || !p->ep || !pvmx_link_rx(p) || pvmx_link_dead(p) || p->need_close)
+        return -1;
+    int rc = am_poll_ep(p->ifc, p->ep);
+    return rc > 0 ? rc : 0;
 }
 
 /* Wake by t ms (t < 0: no need) if that is sooner. */
@@ -153,6 +173,7 @@ static void on_dead(am_interface_t *ifc, int32_t tid, void *arg)
 
 static void stop_ifcs(void)
 {
+    pvmx.short_all = 0;
     while (pvmx.nifc > 0) {
         pvmx.nifc--;
         am_shutdown(pvmx.ifc[pvmx.nifc]);
@@ -207,6 +228,10 @@ static int start_ifcs(const struct am_config *c)
     }
     for (int i = 0; pvmx.nifc > 1 && i < pvmx.nifc; i++)
         am_set_wait_hook(pvmx.ifc[i], serve_others, NULL);
+    pvmx.short_all = 1;
+    for (int i = 0; i < pvmx.nifc; i++)
+        if (am_max_payload(pvmx.ifc[i]) < PVMX_SHORT + PVMX_SHORT_HDR)
+            pvmx.short_all = 0;
     return pvmx.nifc ? 0 : -1;
 }
 
@@ -318,6 +343,7 @@ const struct pvm_route_ops pvmx_am_route = {
     .send = r_send,
     .send_bytes = r_send_bytes,
     .poll = r_poll,
+    .poll_from = r_poll_from,
     .wait_fds = r_wait_fds,
     .filter = r_filter,
     .sent_daemon = r_sent_daemon,

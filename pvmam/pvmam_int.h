@@ -153,6 +153,8 @@ struct pvmx_state {
     char addr[PVMX_ADDRS_MAX];   /* our address list, with our secrets: mailbox only */
     int h_frag;               /* handler ids: fragments (frag.c), short messages */
     int h_short_raw, h_short_xdr;   /* ...of either encoding (short.c) */
+    int short_all;            /* every interface carries a whole short message
+                                 (am_max_payload): no need to ask per send */
     struct pvmx_peer *placing;   /* a fragment is being read into a precv's buffer */
     struct pvmam_stats total;
 };

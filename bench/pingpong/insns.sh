@@ -4,6 +4,7 @@
 # pvm_send and pvm_recv (packing and unpacking not counted), per call, and
 # psend + precv, one message sent and one received.  Counts do not depend
 # on the load.  insns.sh [round-trips] [transport]   (default 3000 shm)
+# KEEP=FILE keeps callgrind's output there (callgrind_annotate FILE).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/bench.sh"
@@ -18,6 +19,7 @@ PVMAM_TRANSPORT=$TR timeout 600 valgrind --tool=callgrind --callgrind-out-file="
     --toggle-collect=pvm_psend --toggle-collect=pvm_precv --toggle-collect=pvm_send \
     --toggle-collect=pvm_recv "$B/insns" MASTER "$B/insns" "$N" > "$OUT/log" 2>&1 ||
     { cat "$OUT/log" >&2; exit 1; }
+[ -z "${KEEP:-}" ] || cp "$OUT/cg.out" "$KEEP"
 # inclusive cost and calls of each function, from the calls= lines of its callers
 awk -v n="$N" '
     /^c?fn=/ { f = $0; sub(/^c?fn=\([0-9]+\) ?/, "", f); id = $0; sub(/\).*/, "", id)

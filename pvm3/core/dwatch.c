@@ -62,6 +62,10 @@ void pvmi_dwatch_stop(void)
     watched_fd = -1;
 }
 
+/* Watching, and the socket has said nothing since the last look (which
+ * this one leaves to pvmi_dwatch_ready). */
+int pvmi_dwatch_quiet(void) { return watched_fd >= 0 && !sigio; }
+
 int pvmi_dwatch_ready(void)
 {
     if (watched_fd < 0)

@@ -61,10 +61,8 @@ const char *pvmi_errtext(int code)
     return "Unknown Error";
 }
 
-int pvmi_err(const char *fn, int code)
+int pvmi_err_report(const char *fn, int code)
 {
-    if (code >= 0)
-        return code;
     pvm_errno = code;
     if (pvmi_autoerr) {
         if (pvmi_errtid > 0)

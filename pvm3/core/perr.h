@@ -16,8 +16,13 @@ extern int pvmi_errtid;   /* own tid for messages, 0 before connect */
 
 /* Set pvm_errno, print "libpvm [tNNN]: fn(): text" when PvmAutoErr is on,
  * and return code (so callers can `return pvmi_err(__func__, PvmBadParam);`).
- * Code 0 or positive is returned as is without side effects. */
-int pvmi_err(const char *fn, int code);
+ * Code 0 or positive is returned as is without side effects (inline: every
+ * successful call ends here). */
+int pvmi_err_report(const char *fn, int code);
+static inline int pvmi_err(const char *fn, int code)
+{
+    return code >= 0 ? code : pvmi_err_report(fn, code);
+}
 
 /* Text for an error code (also backs pvm_strerror/pvm_perror). */
 const char *pvmi_errtext(int code);

@@ -48,7 +48,40 @@ static int woken(const void *in_before)
            pvmi.dead;
 }
 
-int pvmi_progress(int timeout_ms)
+/* A receive that waits for tid's message first polls only what tid sends
+ * (route.h poll_from): the message is usually there already, and this
+ * skips the wait (wait.c) and the other routes' and peers' polls.  Never
+ * waits.  Only when nothing else is due: not nested in a pvmi_progress,
+ * the daemon socket quiet (its signal, dwatch.c; so a message or control
+ * work from the pvmd is never passed over: the caller then makes a full
+ * pvmi_progress), and not more than QUICK_MAX - 1 times in a row, so that the
+ * routes' own work (link changes, other peers' input) runs at least that
+ * often in a receive loop that always finds its message.  Control work
+ * the poll queued runs as after pvmi_progress.  Returns > 0 progress, 0
+ * none, -1 not done (use pvmi_progress), or a PVM error. */
+#define QUICK_MAX 16
+
+int pvmi_progress_from(int tid)
+{
+    static unsigned quick;
+    if (depth || pvmi.dead || pvmi.pvmd.fd < 0 || !pvmi_dwatch_quiet() ||
+        ++quick >= QUICK_MAX) {
+        quick = 0;
+        return -1;
+    }
+    depth++;
+    int rc = pvmi_routes_poll_from(tid);
+    depth--;
+    if (rc < 0)
+        return -1;
+    if (pvmi_ctrlq_pending() && !pvmi_tm_busy())
+        run_control();
+    return pvmi.dead ? PvmSysErr : rc;
+}
+
+int pvmi_progress(int timeout_ms) { return pvmi_progress_for(-1, timeout_ms); }
+
+int pvmi_progress_for(int tid, int timeout_ms)
 {
     unsigned long before = pvmi_rxq_delivered(), in_before = pvmi_rxq_inputs();
     int rc = 0;
@@ -60,7 +93,7 @@ int pvmi_progress(int timeout_ms)
      * caller's loop: look again before sleeping */
     if (pvmi_routes_poll() > 0 || pvmi_rxq_delivered() != before || control_runnable())
         timeout_ms = 0;
-    rc = pvmi_wait(timeout_ms, woken, &in_before);
+    rc = pvmi_wait(timeout_ms, tid, woken, &in_before);
     depth--;
     if (rc < 0)
         return rc;

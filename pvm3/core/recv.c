@@ -37,6 +37,9 @@ static int wait_match(const char *fn, int src, int tag, long timeout_ms, struct 
         return rc;
     long deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
     int polled = 0;
+    /* a wait for one source looks at that source alone once first (see
+     * precv_wait); a poll (timeout 0) stays one full pvmi_progress */
+    int quick = src != -1 && timeout_ms != 0 && !match_fn;
     *out = NULL;
     for (;;) {
         /* handlers first: a message they take must not be matched here,
@@ -44,6 +47,14 @@ static int wait_match(const char *fn, int src, int tag, long timeout_ms, struct 
         pvmi_run_pending();
         if ((*out = find(src, tag)))
             return 0;
+        if (quick) {
+            quick = 0;
+            rc = pvmi_progress_from(src);
+            if (rc < -1)
+                return pvmi_err(fn, rc);
+            if (rc > 0)
+                continue;
+        }
         long wait = -1;
         if (timeout_ms == 0) {
             if (polled)
@@ -57,7 +68,7 @@ static int wait_match(const char *fn, int src, int tag, long timeout_ms, struct 
                 wait = 0;
             }
         }
-        rc = pvmi_progress((int)(wait > 1000000 ? 1000000 : wait));
+        rc = pvmi_progress_for(match_fn ? -1 : src, (int)(wait > 1000000 ? 1000000 : wait));
         if (rc < 0)
             return pvmi_err(fn, rc);
         polled = 1;
@@ -123,15 +134,26 @@ static int precv_wait(int src, int tag, int bytes_only, void *buf, size_t cap,
     if ((*out = find(src, tag)) || match_fn)
         return *out ? 0 : wait_match("pvm_precv", src, tag, -1, out);
     pvmi_sink_arm(src, tag, pvmi.ctx, bytes_only, buf, cap);
+    /* from one source, its message is likely there already: look at that
+     * source alone first (progress.c); whatever it delivered is taken
+     * below exactly as after pvmi_progress */
+    int quick = src != -1 ? pvmi_progress_from(src) : -1;
+    if (quick < -1) {
+        pvmi_sink_disarm();
+        return pvmi_err("pvm_precv", quick);
+    }
     for (;;) {
         if (pvmi_sink_take(lsrc, ltag)) {
             *landed = 1;
             break;
         }
-        /* once a message is landing, its data is in buf: wait for it */
-        if (!pvmi_sink_landing() && (*out = find(src, tag)))
+        /* once a message is landing, its data is in buf: wait for it
+         * (the first time round, when the quick look did nothing, nothing
+         * ran since find() above) */
+        if (!pvmi_sink_landing() && quick != -1 && (*out = find(src, tag)))
             break;
-        rc = pvmi_progress(-1);
+        quick = 0;
+        rc = pvmi_progress_for(src, -1);
         if (rc < 0) {
             pvmi_sink_disarm();
             return pvmi_err("pvm_precv", rc);

@@ -87,13 +87,15 @@ int pvmi_routes_send(int tid, struct pmsg *m, int *sent)
 int pvmi_routes_send_bytes(int tid, int tag, int msgctx, const void *buf, size_t len, int *sent)
 {
     for (int i = 0; i < nroutes; i++) {
-        if (routes[i].ops->reaches(routes[i].ctx, tid)) {
-            if (!routes[i].ops->send_bytes) {
-                *sent = 0;
-                return 0;
+        if (routes[i].ops->send_bytes) {
+            int rc = routes[i].ops->send_bytes(routes[i].ctx, tid, tag, msgctx, buf, len);
+            if (rc != PVM_ROUTE_NOT_HERE) {
+                *sent = 1;
+                return rc;
             }
-            *sent = 1;
-            return routes[i].ops->send_bytes(routes[i].ctx, tid, tag, msgctx, buf, len);
+        } else if (routes[i].ops->reaches(routes[i].ctx, tid)) {
+            *sent = 0;
+            return 0;
         }
     }
     *sent = -1;
@@ -111,6 +113,20 @@ int pvmi_routes_poll(void)
             n += rc;
     }
     return n;
+}
+
+/* The route that polls tid alone (route.h poll_from): > 0 progress, 0
+ * none, -1 none can (use pvmi_routes_poll). */
+int pvmi_routes_poll_from(int tid)
+{
+    for (int i = 0; i < nroutes; i++) {
+        if (!routes[i].ops->poll_from)
+            continue;
+        int rc = routes[i].ops->poll_from(routes[i].ctx, tid);
+        if (rc >= 0)
+            return rc;
+    }
+    return -1;
 }
 
 int pvmi_routes_fds(struct pollfd *fds, int max, int *timeout_ms)

@@ -24,6 +24,8 @@
 #include "pmsg.h"
 #include "tid.h"
 
+#define PVM_ROUTE_NOT_HERE 1   /* send_bytes: this route does not reach tid */
+
 struct pvm_route_ops {
     const char *name;
     /* Nonzero if this route carries user messages to tid right now.  No
@@ -36,11 +38,18 @@ struct pvm_route_ops {
      * pvmi_deliver().  Returns > 0 if it made progress (messages, or bytes
      * of one still arriving), 0 if not, or a PVM error. */
     int (*poll)(void *ctx);
+    /* Optional: as poll, but only what tid sends, for a receive waiting
+     * for tid's message, where that is cheaper: messages from tid are
+     * delivered exactly as poll would, in the same order.  -1: not now
+     * (the route cannot, or its own work is due): use poll. */
+    int (*poll_from)(void *ctx, int tid);
     /* Fill up to max pollfds to block on; may lower *timeout_ms (ms until
      * the route needs poll() called, e.g. retransmissions).  Returns count. */
     int (*wait_fds)(void *ctx, struct pollfd *fds, int max, int *timeout_ms);
     /* Optional: send len raw bytes (PvmDataRaw, as pvm_psend) to tid
-     * without a message buffer; called only when reaches() said yes. */
+     * without a message buffer.  Asked instead of reaches() (one lookup,
+     * not two, on every pvm_psend): PVM_ROUTE_NOT_HERE, sending nothing,
+     * exactly when reaches() would say no; else 0 or a PVM error code. */
     int (*send_bytes)(void *ctx, int tid, int tag, int msgctx, const void *buf, size_t len);
     /* Optional: look at an incoming message first; return 1 to consume it
      * (e.g. the route's own control traffic over the daemon). */

@@ -21,6 +21,7 @@ int pvmi_routes_send_bytes(int tid, int tag, int msgctx, const void *buf, size_t
  * for it briefly (settle op); 1 if one reaches it now. */
 int pvmi_routes_settle(int tid, size_t len);
 int pvmi_routes_poll(void);
+int pvmi_routes_poll_from(int tid);   /* route.h poll_from; -1: no route can */
 int pvmi_routes_fds(struct pollfd *fds, int max, int *timeout_ms);
 int pvmi_routes_filter(struct pmsg *m);
 void pvmi_routes_connected(void);
@@ -34,10 +35,18 @@ int pvmi_routes_own_name(const char *name);
 
 /* dwatch.c: the daemon socket's SIGIO watch. */
 int pvmi_dwatch_ready(void);   /* -1 not watching; 1 input may be there (forgotten); 0 */
+int pvmi_dwatch_quiet(void);   /* 1: watching, and no signal since the last look */
 void pvmi_dwatch_stop(void);
 
-/* wait.c: spin, then block in poll(), until woken(arg) or the timeout. */
-int pvmi_wait(int timeout_ms, int (*woken)(const void *), const void *arg);
+/* progress.c: poll tid's route alone (see there); -1: use pvmi_progress. */
+int pvmi_progress_from(int tid);
+/* pvmi_progress for a receive that waits for tid (-1: any source): its
+ * spin looks at tid's route alone most of the time (wait.c). */
+int pvmi_progress_for(int tid, int timeout_ms);
+
+/* wait.c: spin, then block in poll(), until woken(arg) or the timeout;
+ * from != -1: most spinning polls look at what from sends alone. */
+int pvmi_wait(int timeout_ms, int from, int (*woken)(const void *), const void *arg);
 
 /* sink.c: pvm_precv's side. */
 void pvmi_sink_arm(int src, int tag, int ctx, int bytes_only, void *buf, size_t cap);

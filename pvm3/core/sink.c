@@ -74,7 +74,7 @@ void pvmi_sink_disarm(void)
 }
 
 /* Returns a nonzero token if the message starting now should land. */
-unsigned pvmi_sink_claim(int src, int tag, int ctx, uint32_t encword)
+static inline unsigned claim(int src, int tag, int ctx, uint32_t encword)
 {
     if (!s.armed || s.landing || s.done || s.closed || !matches(src, tag, ctx))
         return 0;
@@ -88,6 +88,11 @@ unsigned pvmi_sink_claim(int src, int tag, int ctx, uint32_t encword)
     s.dsrc = src;
     s.dtag = tag;
     return s.gen;
+}
+
+unsigned pvmi_sink_claim(int src, int tag, int ctx, uint32_t encword)
+{
+    return claim(src, tag, ctx, encword);
 }
 
 static int live(unsigned token) { return s.armed && s.landing && token == s.gen; }
@@ -135,7 +140,7 @@ void pvmi_sink_cancel(unsigned token, struct pmsg *m)
 
 int pvmi_sink_put(int src, int tag, int ctx, uint32_t encword, const void *data, size_t len)
 {
-    if (!pvmi_sink_claim(src, tag, ctx, encword))
+    if (!claim(src, tag, ctx, encword))   /* inline: every short message asks */
         return 0;
     memcpy(s.buf, data, len < s.cap ? len : s.cap);
     s.got = len;   /* what precv reports, even past its length */

@@ -4,7 +4,7 @@
  * records over shm, libam/shm/short.h): two tasks send each other, both
  * at once, a seeded random mix of sizes and ways, every message checked.
  *
- *   shortmix MASTER SEED N [ROUNDS]      (the peer is a spawned copy)
+ *   shortmix MASTER SEED N [ROUNDS [TURNS]]   (the peer is a spawned copy)
  *
  * A task's messages come from a generator seeded with SEED and its
  * side, so its peer knows what comes next: the kind (pvm_psend, or
@@ -14,9 +14,15 @@
  * (random, so that a message overtaking another shows as a wrong tag).
  * Each round both send all N, then receive all N (pvm_precv with any tag
  * for a psend, so a queued packed message would come instead; pvm_recv
- * with any tag otherwise).  Every word says who sent it, the message and
- * its place.  Exit 0 when both got everything in order and intact; bounded
- * by an alarm.
+ * with any tag otherwise).  Then TURNS turns (default 200): one side
+ * sends two messages, X and then Y under another tag, while the other
+ * waits for Y by its tag (pvm_precv, of ints for a packed one, so that an
+ * XDR message is decoded from the queue), then takes X by its tag, and
+ * the sides swap: the receiver waits while they arrive, with X, not wanted
+ * yet, ahead of Y, which a receive that looks at one source's input first
+ * (pvm3/core/progress.c, pvmi_progress_from) must queue.  Every word says
+ * who sent it, the message and its place.  Exit 0 when both got
+ * everything in order and intact; bounded by an alarm.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -82,6 +88,19 @@ static void send_one(int peer, struct msg m, int me, long i, unsigned char *b)
     CK(pvm_send(peer, m.tag));
 }
 
+/* Was what came (tag, len bytes in b) peer's i-th message m?  1 if not. */
+static int check(int peer, struct msg m, long i, const unsigned char *b, int tag, int len)
+{
+    int ok = tag == m.tag && len == m.bytes;
+    for (int k = 0; ok && k < m.bytes; k++)
+        ok = b[k] == byte_of(peer, i, k);
+    if (!ok)
+        fprintf(stderr, "shortmix[t%x]: message %ld from t%x (kind %d, %d bytes, tag %x): "
+                "got tag %x, %d bytes%s\n", pvm_mytid(), i, peer, m.kind, m.bytes, m.tag, tag,
+                len, tag == m.tag && len == m.bytes ? ", wrong bytes" : "");
+    return !ok;
+}
+
 /* The next message from peer, which should be m (its i-th); 1 if not. */
 static int take_one(int peer, struct msg m, long i, unsigned char *b)
 {
@@ -95,14 +114,18 @@ static int take_one(int peer, struct msg m, long i, unsigned char *b)
         if (tag == m.tag && len >= m.bytes && m.bytes)
             CK(pvm_upkint((int *)b, m.bytes / 4, 1));
     }
-    int ok = tag == m.tag && len == m.bytes;
-    for (int k = 0; ok && k < m.bytes; k++)
-        ok = b[k] == byte_of(peer, i, k);
-    if (!ok)
-        fprintf(stderr, "shortmix[t%x]: message %ld from t%x (kind %d, %d bytes, tag %x): "
-                "got tag %x, %d bytes%s\n", pvm_mytid(), i, peer, m.kind, m.bytes, m.tag, tag,
-                len, tag == m.tag && len == m.bytes ? ", wrong bytes" : "");
-    return !ok;
+    return check(peer, m, i, b, tag, len);
+}
+
+/* A turn's message from peer by its tag, m its i-th. */
+static int take_tagged(int peer, struct msg m, long i, unsigned char *b)
+{
+    int tid, tag, len;
+    if (m.kind == K_PSEND)
+        CK(pvm_precv(peer, m.tag, b, MAXB, PVM_BYTE, &tid, &tag, &len));
+    else
+        CK(pvm_precv(peer, m.tag, b, MAXB / 4, PVM_INT, &tid, &tag, &len));
+    return check(peer, m, i, b, tag, len);
 }
 
 int main(int argc, char **argv)
@@ -110,6 +133,7 @@ int main(int argc, char **argv)
     int master = argc > 1 && !strcmp(argv[1], "MASTER");
     unsigned long long seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
     int n = argc > 3 ? atoi(argv[3]) : 500, rounds = argc > 4 ? atoi(argv[4]) : 4;
+    int turns = argc > 5 ? atoi(argv[5]) : 200;
     int me = pvm_mytid(), peer, bad = 0;
     guard_start("shortmix", LIMIT_S);
     if (me < 0)
@@ -118,11 +142,12 @@ int main(int argc, char **argv)
     if (!b)
         die("malloc", -1);
     if (master) {
-        char sa[24], na[16], ra[16];
+        char sa[24], na[16], ra[16], ta[16];
         snprintf(sa, sizeof sa, "%llu", seed);
         snprintf(na, sizeof na, "%d", n);
         snprintf(ra, sizeof ra, "%d", rounds);
-        char *args[] = { "PEER", sa, na, ra, NULL };
+        snprintf(ta, sizeof ta, "%d", turns);
+        char *args[] = { "PEER", sa, na, ra, ta, NULL };
         int got = pvm_spawn(argv[0], args, PvmTaskDefault, "", 1, &peer);
         if (got != 1)
             die("pvm_spawn", peer);
@@ -138,10 +163,25 @@ int main(int argc, char **argv)
         for (int k = 0; k < n; k++, i_in++)
             bad += take_one(peer, next_msg(&in), i_in, b);
     }
+    /* the master sends on even turns; Y's tags are above X's */
+    for (int t = 0; t < turns && bad < 5; t++) {
+        int mine = (t & 1) == !master;
+        struct gen *g = mine ? &out : &in;
+        struct msg x = next_msg(g), y = next_msg(g);
+        y.tag += 64;
+        if (mine) {
+            send_one(peer, x, me, i_out++, b);
+            send_one(peer, y, me, i_out++, b);
+        } else {
+            bad += take_tagged(peer, y, i_in + 1, b);
+            bad += take_tagged(peer, x, i_in, b);
+            i_in += 2;
+        }
+    }
     free(b);
     int pbad = guard_report(master, peer, TAG_REPORT, bad);   /* the master reports for both */
-    printf("shortmix: seed %llu, %d rounds of %d messages each way at once: %d bad here, "
-           "%d at the peer\n", seed, rounds, n, bad, pbad);
+    printf("shortmix: seed %llu, %d rounds of %d messages each way at once, %d turns: %d bad "
+           "here, %d at the peer\n", seed, rounds, n, turns, bad, pbad);
     pvm_exit();
     return bad || pbad;
 }
