@@ -584,7 +584,12 @@ static void tcp_shutdown(am_interface_t *ifc)
 const struct am_transport_ops amx_tr_tcp = {
     .name = "tcp",
     .reliable = 1,
-    .default_payload = 1u << 20,
+    /* 1 MiB and the head a placer reads first (an upper layer's header:
+     * pvmam/frag.c's is 32 bytes) in one AM.  With 1 MiB exactly, a 1 MiB
+     * pvm_psend went as a big AM and one of 32 bytes: one more send call,
+     * segment and handler per message (strace: as many sendto as sendmsg
+     * calls), and half the window's instances spent on those stubs. */
+    .default_payload = (1u << 20) + AM_PLACE_HEAD_MAX,
     .max_payload = 64u << 20,
     .init = tcp_init,
     .shutdown = tcp_shutdown,
