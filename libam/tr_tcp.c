@@ -42,6 +42,7 @@ struct tcp_ep {
     int land_discard;              /* the place went away: read into rx, drop */
     struct amx_hdr land_h;         /* its header, len = the head only */
     char land_head[AM_PLACE_HEAD_MAX];
+    int head_first;                /* the last AM was placed: read the next one's head alone */
     char *outq;                    /* replies queued during a write or a handler */
     size_t outq_len, outq_cap;
 };
@@ -229,6 +230,14 @@ static int flush_out(am_interface_t *ifc, am_endpoint_t *ep);
 /* Reads take at most this much at a time while no AM is being placed, so
  * a big AM that a placer wants is mostly read straight into place. */
 #define RX_CHUNK ((size_t)64 << 10)
+/* After an AM that went to a placer, the next read takes only a header and
+ * a placer's head: big AMs come in streams, and the next one's payload
+ * then goes from the socket straight into its place.  A 64 KiB chunk read
+ * into rx instead had to be copied there (try_place), a second pass over
+ * up to 64 KiB per AM that raw TCP does not make (a 64 KiB pvm_psend, one
+ * AM a little over 64 KiB, was all copied, and took a second read for the
+ * rest).  Small AMs turn this off again: no extra read on the latency path. */
+#define RX_HEAD (AMX_HDR + AM_PLACE_HEAD_MAX)
 
 /* Go on reading a placed request's payload into its place; deliver it when
  * complete.  Returns messages handled, 0 while more is to come (or the
@@ -280,6 +289,7 @@ static int try_place(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hd
     te->land_total = body;
     te->land_dst = dst + (have - hl);
     te->land_left = body - (have - hl);
+    te->head_first = 1;
     return 1;
 }
 
@@ -302,6 +312,8 @@ static int read_in(am_interface_t *ifc, am_endpoint_t *ep)
         size_t room = te->rx_cap - te->rx_got;
         if (room > RX_CHUNK)
             room = RX_CHUNK;
+        if (te->head_first && te->rx_got < RX_HEAD)
+            room = RX_HEAD - te->rx_got;
         /* recv, not read: the socket call skips the file layer's checks */
         ssize_t r = recv(te->fd, te->rx + te->rx_got, room, MSG_DONTWAIT);
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -327,6 +339,8 @@ static int read_in(am_interface_t *ifc, am_endpoint_t *ep)
                     off = te->rx_got;
                 break;
             }
+            if (h.len < AM_PLACE_MIN)   /* small ones again: whole chunks */
+                te->head_first = 0;
             te->dispatching++;   /* the handler reads rx: nothing may read into it */
             handled += amx_input(ifc, ep, &h, te->rx + off + AMX_HDR);
             te->dispatching--;
@@ -584,7 +598,12 @@ static void tcp_shutdown(am_interface_t *ifc)
 const struct am_transport_ops amx_tr_tcp = {
     .name = "tcp",
     .reliable = 1,
-    .default_payload = 1u << 20,
+    /* 1 MiB and the head a placer reads first (an upper layer's header:
+     * pvmam/frag.c's is 32 bytes) in one AM.  With 1 MiB exactly, a 1 MiB
+     * pvm_psend went as a big AM and one of 32 bytes: one more send call,
+     * segment and handler per message (strace: as many sendto as sendmsg
+     * calls), and half the window's instances spent on those stubs. */
+    .default_payload = (1u << 20) + AM_PLACE_HEAD_MAX,
     .max_payload = 64u << 20,
     .init = tcp_init,
     .shutdown = tcp_shutdown,

@@ -42,10 +42,10 @@ static const uint32_t mid_edges[] = {
     256 * KiB - 32, 256 * KiB,   /* HELP_MIN (libam/shm/copy.c): both ends copy */
     512 * KiB,                   /* the shm ring at the default depth 8 */
     65443 + 7 * 65471,           /* a full AM window (depth 8) of udp fragments */
-    MiB - 32, MiB,               /* tcp/udp default payload: 1 MiB fragments */
+    MiB, MiB + 32,               /* tcp default payload (libam/tr_tcp.c): 1 MiB + 64 */
 };
 static const uint32_t big_edges[] = {
-    MiB - 32 + 7 * (MiB - 4),    /* a full window of tcp fragments */
+    MiB + 32 + 7 * (MiB + 60),   /* a full window of tcp fragments */
     BIGGEST - 32, BIGGEST,       /* PVMX_SHM_PAYLOAD (pvmam/pvmam_int.h) */
 };
 #define NE(a) ((int)(sizeof a / sizeof a[0]))
