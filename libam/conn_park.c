@@ -2,12 +2,23 @@
  * conn_park.c - greeting and parking incoming connections (conn_park.h),
  * for every transport with a listener (tr_tcp.c, shm/segment.c).
  *
- * A greeting is never waited for, except in am_accept: a connection that
- * says nothing (a stranger) costs the task a slot for at most
- * HELLO_WAIT_US, not a stall.  A parked connection is not watched and
- * nothing more is read from it until it is claimed; one nobody claims
- * within connect_timeout_ms is closed (its connector sees the end of its
- * stream and keeps the daemon route, docs/link-setup.md).
+ * A greeting is never waited for, except in am_accept.  A connection that
+ * says nothing (a stranger) is closed after connect_timeout_ms, or after
+ * HELLO_WAIT_US when the greetings are full and a new one comes; while
+ * they are full of younger ones nothing more is accepted (the listener
+ * leaves the epoll set, the connections wait in the backlog): a real
+ * connector on a loaded host may take more than a second between its
+ * connect and its hello, and dropping it would cost its acceptor
+ * connect_timeout_ms in am_accept for a connection that never comes.
+ *
+ * A parked connection is not watched and nothing more is read from it
+ * until it is claimed.  It stays parked while its connector keeps it open
+ * (looked at every connect_timeout_ms): the claim may come late
+ * (pvmam_init's mesh accepts only once every task connected,
+ * docs/link-setup.md), and a connector that gave up closes its end (its
+ * endpoint is freed).  So nothing a live connector sent is dropped,
+ * except beyond AMX_PARK_MAX, and then its connector sees the end of its
+ * stream and keeps the daemon route.
  */
 #define _GNU_SOURCE   /* accept4 */
 #include <poll.h>
@@ -18,14 +29,51 @@
 #include <sys/socket.h>
 #include "conn_park.h"
 
-#define HELLO_WAIT_US 1000000u   /* a real connector says hello at once */
+#define HELLO_WAIT_US 1000000u   /* a real connector says hello at once, unless starved */
 
-void amx_park_init(struct amx_park *p, int lfd, int epfd, const struct amx_park_ops *ops)
+void amx_park_init(struct amx_park *p, int lfd, int epfd, uint64_t ltag,
+                   const struct amx_park_ops *ops)
 {
     memset(p, 0, sizeof *p);
     p->lfd = lfd;
     p->epfd = epfd;
+    p->ltag = ltag;
     p->ops = ops;
+}
+
+/* Take the listener out of the epoll set (greetings full) or put it back. */
+static void listen_pause(struct amx_park *p, int pause)
+{
+    if (p->paused == pause)
+        return;
+    struct epoll_event ev = { .events = pause ? 0 : EPOLLIN, .data.u64 = p->ltag };
+    if (epoll_ctl(p->epfd, EPOLL_CTL_MOD, p->lfd, &ev) == 0)
+        p->paused = pause;
+}
+
+/* The greeting that has been silent longest. */
+static int greet_oldest(const struct amx_park *p)
+{
+    int old = 0;
+    for (int i = 1; i < p->ngreet; i++)
+        if (p->greet[i].since_us < p->greet[old].since_us)
+            old = i;
+    return old;
+}
+
+/* Room for a greeting: a free slot, or one silent for HELLO_WAIT_US. */
+static int greet_room(const struct amx_park *p, uint64_t now)
+{
+    return p->ngreet < AMX_GREET_MAX ||
+           now - p->greet[greet_oldest(p)].since_us > HELLO_WAIT_US;
+}
+
+/* Has the connector closed its end?  Only for parked connections, which
+ * are out of the epoll set; a greeting's hangup comes as its event. */
+static int hung_up(int fd)
+{
+    struct pollfd q = { .fd = fd, .events = POLLRDHUP };
+    return poll(&q, 1, 0) > 0 && (q.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
 }
 
 void amx_park_close(const struct amx_park *p, struct amx_parked *pk)
@@ -54,35 +102,41 @@ static void greet_drop(am_interface_t *ifc, struct amx_park *p, int i, int count
     epoll_ctl(p->epfd, EPOLL_CTL_DEL, p->greet[i].fd, NULL);
     close(p->greet[i].fd);
     p->greet[i] = p->greet[--p->ngreet];
+    listen_pause(p, 0);   /* room again */
     if (count)
         ifc->st.drops++;
 }
 
-/* Close parked connections nobody claimed in time, and connections whose
- * hello did not come in time. */
+/* Close parked connections whose connector hung up, and connections
+ * whose hello did not come in time; let the listener in again once a
+ * greeting may go. */
 void amx_park_expire(am_interface_t *ifc, struct amx_park *p)
 {
-    if (!p->npark && !p->ngreet)
+    if (!p->npark && !p->ngreet && !p->paused)
         return;
     uint64_t now = amx_now_us(), limit = (uint64_t)ifc->cfg.connect_timeout_ms * 1000u;
     for (int i = 0; i < p->ngreet;) {
-        if (now - p->greet[i].since_us > HELLO_WAIT_US)
+        if (now - p->greet[i].since_us > limit)
             greet_drop(ifc, p, i, 1);
         else
             i++;
     }
+    if (p->paused && greet_room(p, now))
+        listen_pause(p, 0);
     for (int i = 0; i < p->npark;) {
-        if (now - p->park[i].since_us > limit) {
+        if (now >= p->park[i].check_us && hung_up(p->park[i].fd)) {
             amx_park_close(p, &p->park[i]);
             p->park[i] = p->park[--p->npark];
             ifc->st.drops++;
         } else {
+            if (now >= p->park[i].check_us)   /* still there: look again later */
+                p->park[i].check_us = now + limit;
             i++;
         }
     }
 }
 
-static int park(struct amx_park *p, const struct amx_parked *pk)
+static int park(struct amx_park *p, const struct amx_parked *pk, unsigned limit_ms)
 {
     if (p->npark == p->cap) {
         int cap = p->cap ? p->cap * 2 : 16;
@@ -95,7 +149,8 @@ static int park(struct amx_park *p, const struct amx_parked *pk)
         p->cap = cap;
     }
     p->park[p->npark] = *pk;
-    p->park[p->npark++].since_us = amx_now_us();
+    p->park[p->npark].since_us = amx_now_us();
+    p->park[p->npark++].check_us = amx_now_us() + (uint64_t)limit_ms * 1000u;
     return 0;
 }
 
@@ -116,7 +171,8 @@ static void greet_input(am_interface_t *ifc, struct amx_park *p, int i)
     }
     epoll_ctl(p->epfd, EPOLL_CTL_DEL, pk.fd, NULL);   /* parked: not watched */
     p->greet[i] = p->greet[--p->ngreet];
-    if (park(p, &pk) < 0) {   /* too many waiting */
+    listen_pause(p, 0);   /* room again */
+    if (park(p, &pk, ifc->cfg.connect_timeout_ms) < 0) {   /* too many waiting */
         amx_park_close(p, &pk);
         ifc->st.drops++;
     }
@@ -141,6 +197,10 @@ void amx_park_greet_event(am_interface_t *ifc, struct amx_park *p, uint64_t tag)
  * (a real connector's is there already). */
 void amx_park_accept(am_interface_t *ifc, struct amx_park *p)
 {
+    if (!greet_room(p, amx_now_us())) {   /* all young: the rest wait in the backlog */
+        listen_pause(p, 1);
+        return;
+    }
     struct amx_greeting g = { .fd = accept4(p->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC) };
     if (g.fd < 0)
         return;
@@ -149,13 +209,8 @@ void amx_park_accept(am_interface_t *ifc, struct amx_park *p)
         close(g.fd);
         return;
     }
-    if (p->ngreet == AMX_GREET_MAX) {   /* the oldest has had the longest to speak */
-        int old = 0;
-        for (int i = 1; i < p->ngreet; i++)
-            if (p->greet[i].since_us < p->greet[old].since_us)
-                old = i;
-        greet_drop(ifc, p, old, 1);
-    }
+    if (p->ngreet == AMX_GREET_MAX)   /* silent for HELLO_WAIT_US (greet_room): a stranger */
+        greet_drop(ifc, p, greet_oldest(p), 1);
     struct epoll_event ev = { .events = EPOLLIN, .data.u64 = AMX_GREET_TAG(g.fd) };
     if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, g.fd, &ev) < 0) {
         close(g.fd);
@@ -173,7 +228,7 @@ static void wait_greetings(am_interface_t *ifc, struct amx_park *p, int ms)
 {
     struct pollfd fds[1 + AMX_GREET_MAX];
     int n = 0;
-    fds[n++] = (struct pollfd){ .fd = p->lfd, .events = POLLIN };
+    fds[n++] = (struct pollfd){ .fd = p->paused ? -1 : p->lfd, .events = POLLIN };
     for (int i = 0; i < p->ngreet; i++)
         fds[n++] = (struct pollfd){ .fd = p->greet[i].fd, .events = POLLIN };
     if (poll(fds, (nfds_t)n, ms) <= 0)

@@ -8,6 +8,14 @@
  * the name the hello gave until am_accept claims them.  The transport
  * says only how to read its hello and what a parked connection holds
  * besides its socket.
+ *
+ * Nothing a real connector sent is thrown away while it waits: a
+ * connection is closed here only when its connector hung up, or has said
+ * nothing for connect_timeout_ms (a stranger), or when the bounds below
+ * are reached; in each case the connector sees the end of its stream.
+ * The claim may come long after the connection: pvmam_init's mesh
+ * accepts only once every task has connected (docs/link-setup.md), which
+ * takes more than 10 s with hundreds of tasks on a loaded host.
  */
 #ifndef CONN_PARK_H
 #define CONN_PARK_H
@@ -15,8 +23,10 @@
 #include <sys/types.h>
 #include "am_int.h"
 
-#define AMX_GREET_MAX 64      /* greetings at once; full: the oldest goes */
+#define AMX_GREET_MAX 64      /* greetings at once; full: one silent for a second goes, or none
+                                 is accepted until one speaks (the rest wait in the backlog) */
 #define AMX_PARK_MAX 1024     /* parked at once: a sanity bound, far above any burst */
+#define AMX_BACKLOG AMX_PARK_MAX   /* the listen backlog: a whole mesh's connections */
 
 /* In the transport's epoll set a greeting's socket is tagged so: endpoints
  * are pointers (multiples of 8, +1 for shm's pidfd), the listener and
@@ -35,6 +45,7 @@ struct amx_greeting {
 struct amx_parked {
     int fd;
     uint64_t since_us;
+    uint64_t check_us;                /* when to look whether its connector hung up */
     char name[AMX_ADDRLEN];           /* the connector's address, from its hello */
     void *info;                       /* the transport's, freed by its discard op */
 };
@@ -54,6 +65,8 @@ struct amx_park_ops {
 
 struct amx_park {
     int lfd, epfd;                    /* the transport's: not closed here */
+    uint64_t ltag;                    /* the listener's tag in epfd */
+    int paused;                       /* listener out of epfd: greetings full */
     const struct amx_park_ops *ops;
     struct amx_parked *park;
     int npark, cap;
@@ -61,7 +74,8 @@ struct amx_park {
     int ngreet;
 };
 
-void amx_park_init(struct amx_park *p, int lfd, int epfd, const struct amx_park_ops *ops);
+void amx_park_init(struct amx_park *p, int lfd, int epfd, uint64_t ltag,
+                   const struct amx_park_ops *ops);
 void amx_park_free(struct amx_park *p);
 void amx_park_expire(am_interface_t *ifc, struct amx_park *p);
 void amx_park_accept(am_interface_t *ifc, struct amx_park *p);

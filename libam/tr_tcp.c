@@ -72,11 +72,11 @@ static int tcp_init(am_interface_t *ifc)
     if (rc < 0)
         goto fail;
     rc = AM_ERR_SYS;
-    if (listen(t->lfd, 128) < 0)
+    if (listen(t->lfd, AMX_BACKLOG) < 0)
         goto fail_lfd;
     if ((t->epfd = amx_epoll_with(t->lfd)) < 0)
         goto fail_lfd;
-    amx_park_init(&t->pk, t->lfd, t->epfd, &tcp_park_ops);
+    amx_park_init(&t->pk, t->lfd, t->epfd, 0, &tcp_park_ops);   /* amx_epoll_with: 0 */
     ifc->trd = t;
     return AM_OK;
 fail_lfd:

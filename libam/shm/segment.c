@@ -268,10 +268,10 @@ int amx_shm_init(am_interface_t *ifc)
     }
     struct epoll_event el = { .events = EPOLLIN, .data.u64 = EV_LISTEN };
     struct epoll_event ew = { .events = EPOLLIN, .data.u64 = EV_WAKE };
-    if (listen(s->lfd, 128) < 0 || epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->lfd, &el) < 0 ||
+    if (listen(s->lfd, AMX_BACKLOG) < 0 || epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->lfd, &el) < 0 ||
         epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->efd, &ew) < 0)
         goto fail;
-    amx_park_init(&s->pk, s->lfd, s->epfd, &shm_park_ops);
+    amx_park_init(&s->pk, s->lfd, s->epfd, EV_LISTEN, &shm_park_ops);
     ifc->trd = s;
     return AM_OK;
 fail:

@@ -1,6 +1,9 @@
 #!/bin/sh
 # Many tasks, one host: 256 libpvm3am tasks on demand
-# (the default transports, then udp) and 64 with pvmam_init: a ring, an
+# (the default transports, then udp), 64 with pvmam_init, and 256 with
+# pvmam_init (its mesh: every task connects before any accepts, so the
+# largest tids get 255 connections at once and claim them long after they
+# came; libam/conn_park.c, tests/libam/park.c): a ring, an
 # all-to-all sample with checked contents, and a master linked with every
 # child (scale.c).  The master's descriptors must stay within the default
 # limit of 1024; the memory and descriptors per peer are printed, and an
@@ -25,6 +28,7 @@ run() {   # name transport N mode
 run ondemand default "$N" ondemand
 run ondemand-udp udp "$N" ondemand
 run init default 64 init
+run init256 default "$N" init
 # An idle peer (links up, nothing sent yet) costs at most 16 KB, in the
 # normal build and under the sanitizers alike (ASan's redzones and shadow
 # add about 4 kB: pvmam_init's HELLO/TABLE entries and shm endpoints hold

@@ -10,6 +10,7 @@
  *   hostile.c    peer death, junk at the address (over ucx through a UCX
  *                worker of its own), wrong secrets
  *   ring.c       three tasks sending big AMs round a ring
+ *   park.c       connections claimed late, and more at once than a backlog
  */
 #ifndef TEST_AM_FIXTURE_H
 #define TEST_AM_FIXTURE_H
@@ -78,5 +79,6 @@ void both_ways_tests(TCase *tc);
 void death_tests(TCase *tc);
 void hostile_tests(TCase *tc);
 void ring_tests(TCase *tc);
+void park_tests(TCase *tc);
 
 #endif
