@@ -113,6 +113,7 @@ tests_integration_meshinit_am_SOURCES = tests/integration/meshinit.c
 tests_integration_meshinit_am_CPPFLAGS = -I$(top_srcdir)/pvmam
 tests_integration_meshinit_am_LDADD = libpvm3am.la
 tests_integration_meshinit_am_LDFLAGS = -no-install
+
 check_PROGRAMS += tests/integration/scale_am
 tests_integration_scale_am_SOURCES = tests/integration/scale.c tests/integration/selfstat.h
 tests_integration_scale_am_CPPFLAGS = -I$(top_srcdir)/pvmam
