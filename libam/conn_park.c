@@ -3,8 +3,9 @@
  * for every transport with a listener (tr_tcp.c, shm/segment.c).
  *
  * A greeting is never waited for, except in am_accept.  A connection that
- * says nothing (a stranger) is closed after connect_timeout_ms, or after
- * HELLO_WAIT_US when the greetings are full and a new one comes; while
+ * says nothing (a stranger) is closed after HELLO_LIMIT_US (or
+ * connect_timeout_ms if shorter), or after HELLO_WAIT_US when the
+ * greetings are full and a new one comes; while
  * they are full of younger ones nothing more is accepted (the listener
  * leaves the epoll set, the connections wait in the backlog): a real
  * connector on a loaded host may take more than a second between its
@@ -30,6 +31,11 @@
 #include "conn_park.h"
 
 #define HELLO_WAIT_US 1000000u   /* a real connector says hello at once, unless starved */
+/* The longest a greeting may stay silent: twice the latest hello seen from
+ * a starved connector (1.47 s, 256 tasks on 2 cores at load 100), and
+ * short enough that a stranger's silent connection goes within seconds
+ * (tests/integration/stranger.sh waits 5 s for it). */
+#define HELLO_LIMIT_US 3000000u
 
 void amx_park_init(struct amx_park *p, int lfd, int epfd, uint64_t ltag,
                    const struct amx_park_ops *ops)
@@ -115,8 +121,9 @@ void amx_park_expire(am_interface_t *ifc, struct amx_park *p)
     if (!p->npark && !p->ngreet && !p->paused)
         return;
     uint64_t now = amx_now_us(), limit = (uint64_t)ifc->cfg.connect_timeout_ms * 1000u;
+    uint64_t glimit = limit < HELLO_LIMIT_US ? limit : HELLO_LIMIT_US;
     for (int i = 0; i < p->ngreet;) {
-        if (now - p->greet[i].since_us > limit)
+        if (now - p->greet[i].since_us > glimit)
             greet_drop(ifc, p, i, 1);
         else
             i++;
