@@ -139,6 +139,7 @@ int am_shutdown(am_interface_t *ifc)
     while (ifc->outstanding && amx_now_us() < limit)
         if (am_wait(ifc, 10) < 0)
             break;
+    ifc->closing = 1;
     while (ifc->eps) {
         am_endpoint_t *ep = ifc->eps;
         ifc->eps = ep->next;

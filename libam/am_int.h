@@ -159,6 +159,8 @@ struct am_interface {
     unsigned outstanding;
     unsigned timer_skips;          /* am_poll: see AMX_TIMER_SKIP */
     int in_handler;
+    int closing;                   /* am_shutdown frees the endpoints: their
+                                      transport state goes with the interface's */
     unsigned drop_rnd;             /* cfg.fault_drop_ppm's generator */
     size_t rx_placed;              /* for the delivery under way (placement) */
     uint64_t rx_read;              /* bytes read by the transport (am_bytes_read) */

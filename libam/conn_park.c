@@ -161,6 +161,15 @@ static int park(struct amx_park *p, const struct amx_parked *pk, unsigned limit_
     return 0;
 }
 
+/* A whole hello: park the connection under the name it gave. */
+static void park_greeted(am_interface_t *ifc, struct amx_park *p, struct amx_parked *pk)
+{
+    if (park(p, pk, ifc->cfg.connect_timeout_ms) < 0) {   /* too many waiting */
+        amx_park_close(p, pk);
+        ifc->st.drops++;
+    }
+}
+
 /* Read what has come of greeting i's hello; once it is whole, park the
  * connection under the name it gives. */
 static void greet_input(am_interface_t *ifc, struct amx_park *p, int i)
@@ -179,10 +188,7 @@ static void greet_input(am_interface_t *ifc, struct amx_park *p, int i)
     epoll_ctl(p->epfd, EPOLL_CTL_DEL, pk.fd, NULL);   /* parked: not watched */
     p->greet[i] = p->greet[--p->ngreet];
     listen_pause(p, 0);   /* room again */
-    if (park(p, &pk, ifc->cfg.connect_timeout_ms) < 0) {   /* too many waiting */
-        amx_park_close(p, &pk);
-        ifc->st.drops++;
-    }
+    park_greeted(ifc, p, &pk);
 }
 
 static int greet_find(const struct amx_park *p, int fd)
@@ -200,21 +206,38 @@ void amx_park_greet_event(am_interface_t *ifc, struct amx_park *p, uint64_t tag)
         greet_input(ifc, p, i);
 }
 
-/* Accept one pending connection and read its hello as far as it has come
- * (a real connector's is there already). */
-void amx_park_accept(am_interface_t *ifc, struct amx_park *p)
+/* Accept one pending connection and read its hello as far as it has
+ * come.  A real connector's is there already (it sends it right after its
+ * connect): then the connection is parked at once and never enters the
+ * epoll set; only one whose hello is not yet whole is greeted (watched). */
+static int accept_one(am_interface_t *ifc, struct amx_park *p)
 {
-    if (!greet_room(p, amx_now_us())) {   /* all young: the rest wait in the backlog */
+    uint64_t now = amx_now_us();
+    if (!greet_room(p, now)) {   /* all young: the rest wait in the backlog */
         listen_pause(p, 1);
-        return;
+        return -1;
     }
-    struct amx_greeting g = { .fd = accept4(p->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC) };
+    struct amx_greeting g = { .fd = accept4(p->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC),
+                              .since_us = now };
     if (g.fd < 0)
-        return;
+        return -1;
     if (p->ops->accepted(ifc, &g) < 0) {
         ifc->st.drops++;   /* nothing is read */
         close(g.fd);
-        return;
+        return 0;
+    }
+    struct amx_parked pk = { .fd = g.fd };
+    switch (p->ops->hello(ifc, &g, &pk)) {
+    case AMX_HELLO_DONE:
+        park_greeted(ifc, p, &pk);
+        return 0;
+    case AMX_HELLO_DROP:
+        ifc->st.drops++;
+        close(g.fd);
+        return 0;
+    case AMX_HELLO_REFUSED:   /* counted by amx_auth */
+        close(g.fd);
+        return 0;
     }
     if (p->ngreet == AMX_GREET_MAX)   /* silent for HELLO_WAIT_US (greet_room): a stranger */
         greet_drop(ifc, p, greet_oldest(p), 1);
@@ -222,12 +245,20 @@ void amx_park_accept(am_interface_t *ifc, struct amx_park *p)
     if (epoll_ctl(p->epfd, EPOLL_CTL_ADD, g.fd, &ev) < 0) {
         close(g.fd);
         ifc->st.drops++;
-        return;
+        return 0;
     }
-    g.since_us = amx_now_us();
-    g.got = 0;
     p->greet[p->ngreet++] = g;
-    greet_input(ifc, p, p->ngreet - 1);
+    return 0;
+}
+
+/* Accept what is pending, up to ACCEPT_BATCH (the caller stays
+ * responsive): a mesh's connectors come all at once, and one accept per
+ * readiness of the listener cost an epoll_wait each. */
+#define ACCEPT_BATCH 64
+void amx_park_accept(am_interface_t *ifc, struct amx_park *p)
+{
+    for (int k = 0; k < ACCEPT_BATCH && accept_one(ifc, p) == 0; k++)
+        ;
 }
 
 /* Wait up to ms for connections and hellos, and take them in. */

@@ -48,6 +48,20 @@ static uint64_t probe_now(void)
     return probe_word;
 }
 
+/* A segment's salt (struct seg): what matters is that no payload matches
+ * it by accident, so one draw per interface (amx_shm_init) and a mix of
+ * it with a count per segment do, instead of a getrandom per link.  The
+ * mix (splitmix64's) can be undone: a peer that reads its segment's salt
+ * may learn those of our other segments, which it cannot map (only the
+ * descriptors passed on a link's own socket reach a segment). */
+static uint64_t next_salt(struct shm *s)
+{
+    uint64_t z = (s->salt_base += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
 /* ---- identity and addresses ------------------------------------------- */
 
 /* "<boot id, 32 hex>:<net namespace inode, hex>": what a host is here. */
@@ -79,12 +93,13 @@ static socklen_t abstract_name(const char *addr, struct sockaddr_un *sa)
     return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 }
 
-/* The peer's pid, if it runs under our uid; -1 otherwise. */
-static int peer_pid(int fd, pid_t *pid)
+/* The peer's pid, if it runs under our uid (the one we had at
+ * amx_shm_init); -1 otherwise. */
+static int peer_pid(const struct shm *s, int fd, pid_t *pid)
 {
     struct ucred c;
     socklen_t l = sizeof c;
-    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &l) < 0 || c.uid != geteuid())
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c, &l) < 0 || c.uid != s->euid)
         return -1;
     *pid = c.pid;
     return 0;
@@ -100,12 +115,14 @@ static int can_read(const struct shm *s, pid_t pid, uint64_t addr, uint64_t val)
 }
 
 /* Is fd an eventfd, like our own?  We write the peer's to wake it: any
- * other kind of file could block that write or mean something else. */
+ * other kind of file could block that write or mean something else.
+ * Every eventfd is an anonymous inode of one device and inode number;
+ * ours was looked at once, in amx_shm_init (a call less per link). */
 static int is_eventfd(const struct shm *s, int fd)
 {
-    struct stat a, b;
-    return fstat(fd, &a) == 0 && fstat(s->efd, &b) == 0 && a.st_dev == b.st_dev &&
-           a.st_ino == b.st_ino && (a.st_mode & S_IFMT) == (b.st_mode & S_IFMT);
+    struct stat a;
+    return fstat(fd, &a) == 0 && a.st_dev == s->efd_dev && a.st_ino == s->efd_ino &&
+           (a.st_mode & S_IFMT) == s->efd_mode;
 }
 
 /* ---- the socket: descriptors passed with SCM_RIGHTS ----------------------- */
@@ -199,7 +216,7 @@ static void parked_discard(void *info)
 /* Only our uid's connections are greeted: nothing is read from others. */
 static int shm_accepted(am_interface_t *ifc, struct amx_greeting *g)
 {
-    return peer_pid(g->fd, &g->pid);
+    return peer_pid(ifc->trd, g->fd, &g->pid);
 }
 
 /* The hello comes whole, with the segment and the connector's eventfd;
@@ -254,6 +271,13 @@ int amx_shm_init(am_interface_t *ifc)
         (s->epfd = epoll_create1(EPOLL_CLOEXEC)) < 0 ||
         (s->lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) < 0)
         goto fail;
+    struct stat est;
+    if (fstat(s->efd, &est) < 0 || amx_key_new(&s->salt_base) < 0)
+        goto fail;
+    s->efd_dev = est.st_dev;
+    s->efd_ino = est.st_ino;
+    s->efd_mode = est.st_mode & S_IFMT;
+    s->euid = geteuid();
     for (int tries = 0;; tries++) {   /* our pid plus a counter: taken only by a twin */
         int l = snprintf(ifc->self_addr, sizeof ifc->self_addr, "shm:%s:%x:%x", s->host,
                          (unsigned)getpid(), counter++ & 0xffff);
@@ -377,8 +401,7 @@ static int watch_pid(am_interface_t *ifc, am_endpoint_t *ep)
     if (e->pid > 0)
         e->pidfd = (int)syscall(SYS_pidfd_open, e->pid, 0);   /* -1: the socket still tells */
 #endif
-    if (e->pidfd >= 0) {
-        fcntl(e->pidfd, F_SETFD, FD_CLOEXEC);
+    if (e->pidfd >= 0) {   /* close-on-exec already: pidfd_open always sets it */
         struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uintptr_t)ep + 1 };
         if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, e->pidfd, &ev) < 0)
             return AM_ERR_SYS;
@@ -425,7 +448,7 @@ int amx_shm_connect(am_interface_t *ifc, am_endpoint_t *ep)
             goto fail;
         usleep(1000);
     }
-    if (peer_pid(fd, &e->pid) < 0)
+    if (peer_pid(s, fd, &e->pid) < 0)
         goto fail;
     if ((memfd = memfd_create("pvmam-shm", MFD_CLOEXEC | MFD_ALLOW_SEALING)) < 0 ||
         ftruncate(memfd, (off_t)size) < 0 ||
@@ -438,9 +461,7 @@ int amx_shm_connect(am_interface_t *ifc, am_endpoint_t *ep)
     g->magic = SEG_MAGIC;
     g->version = SEG_VERSION;
     g->ring_size = R;
-    if (amx_key_new(&g->salt) < 0)
-        goto fail;
-    g->salt |= (uint64_t)1 << 63;   /* never a position: fresh zeroes are no stamp */
+    g->salt = next_salt(s) | (uint64_t)1 << 63;   /* never a position: fresh zeroes are no stamp */
     struct hello h = { .magic = SEG_MAGIC, .version = SEG_VERSION, .key = ep->key,
                        .seg_size = size,
                        .ring_size = R, .probe_addr = (uintptr_t)&probe_word,
@@ -489,7 +510,7 @@ int amx_shm_handshake(am_interface_t *ifc, am_endpoint_t *ep, uint64_t deadline)
     if (rc < 0)
         return rc;
     if (w.magic != SEG_MAGIC || w.version != SEG_VERSION || !is_eventfd(s, efd) ||
-        (cr.pid > 0 && cr.uid != geteuid())) {
+        (cr.pid > 0 && cr.uid != s->euid)) {
         close(efd);
         return AM_ERR_DEAD;
     }
@@ -557,7 +578,11 @@ int amx_shm_accept(am_interface_t *ifc, am_endpoint_t *ep)
 }
 
 /* The endpoint is done with its socket, pidfd and the peer's eventfd
- * (its mapping stays until ep_free: a handler may still read from it). */
+ * (its mapping stays until ep_free: a handler may still read from it).
+ * They leave the epoll set first: closing one would not take it out
+ * while a forked child still holds it, and its event would name a freed
+ * endpoint.  Not when am_shutdown frees every endpoint: the set is
+ * closed right after (amx_shm_shutdown), and nothing waits on it before. */
 void amx_shm_unwatch(am_interface_t *ifc, am_endpoint_t *ep)
 {
     struct shm *s = ifc->trd;
@@ -565,12 +590,14 @@ void amx_shm_unwatch(am_interface_t *ifc, am_endpoint_t *ep)
     if (e->fd >= 0) {
         if (e->connector && !e->welcomed)
             s->handshakes--;
-        epoll_ctl(s->epfd, EPOLL_CTL_DEL, e->fd, NULL);
+        if (!ifc->closing)
+            epoll_ctl(s->epfd, EPOLL_CTL_DEL, e->fd, NULL);
         close(e->fd);
         e->fd = -1;
     }
     if (e->pidfd >= 0) {
-        epoll_ctl(s->epfd, EPOLL_CTL_DEL, e->pidfd, NULL);
+        if (!ifc->closing)
+            epoll_ctl(s->epfd, EPOLL_CTL_DEL, e->pidfd, NULL);
         close(e->pidfd);
         e->pidfd = -1;
     }

@@ -37,6 +37,11 @@ struct shm {
                                     consumer's part; LIBAM_SHM_HELP_FAILS (2): claim it
                                     and say the write failed (copy.c, help_write) */
     char host[AMX_ADDRLEN];      /* "<boot id>:<net namespace>" */
+    dev_t efd_dev;               /* our eventfd's, what a peer's must match (is_eventfd) */
+    ino_t efd_ino;
+    mode_t efd_mode;
+    uint64_t salt_base;          /* segments' salts (segment.c, next_salt) */
+    uid_t euid;                  /* peers must run under it (segment.c, peer_pid) */
 };
 
 struct blob { struct blob *next; size_t len; char data[]; };

@@ -10,7 +10,9 @@
  * quickly.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 #include <sys/resource.h>
 #include "fixture.h"
@@ -141,8 +143,99 @@ START_TEST(crowd)
 }
 END_TEST
 
+/* A mesh's set-up with connectors that go away: CHURN connectors connect
+ * at once (their hellos are there when the acceptor takes them in, so it
+ * parks them at accept without greeting them, libam/conn_park.c), and a
+ * random few of them shut down at random moments: before the acceptor
+ * took their connection from the backlog, once it is parked, or right
+ * before it is claimed.  Every live one is claimed and works, a gone one
+ * is refused within connect_timeout_ms, and no descriptor is left
+ * behind.  The seed is printed: LIBAM_PARK_SEED replays a run. */
+#define CHURN 48
+#define CHURN_GONE 6
+
+START_TEST(crowd_churn)
+{
+    if (!connection_transport())
+        return;
+    const char *env = getenv("LIBAM_PARK_SEED");
+    unsigned seed = env ? (unsigned)strtoul(env, NULL, 0)
+                        : (unsigned)time(NULL) ^ (unsigned)getpid() << 8;
+    printf("crowd_churn: LIBAM_PARK_SEED=%u\n", seed);
+    srand(seed);
+    int fds = count_fds();
+    struct am_config cfg = short_cfg();
+    static am_interface_t *c[CHURN];
+    static char caddr[CHURN][AM_ADDR_MAX];
+    int when[CHURN];   /* 0: stays; 1: gone before accept; 2: once parked; 3: before claim */
+    memset(when, 0, sizeof when);
+    for (int k = 0; k < CHURN_GONE; k++)
+        when[rand() % CHURN] = 1 + rand() % 3;
+    am_interface_t *a;
+    ck_assert_int_eq(am_init(transport, &cfg, &a), AM_OK);
+    char aaddr[AM_ADDR_MAX];
+    snprintf(aaddr, sizeof aaddr, "%s", am_task_address(a, AM_TID_SELF));
+    for (int i = 0; i < CHURN; i++) {
+        am_endpoint_t *ce;
+        ck_assert_int_eq(am_init(transport, &cfg, &c[i]), AM_OK);
+        snprintf(caddr[i], sizeof caddr[i], "%s", am_task_address(c[i], AM_TID_SELF));
+        ck_assert_int_eq(am_allocate_task(c[i], &ce), AM_OK);
+        ck_assert_int_eq(am_connect_task(c[i], ce, aaddr), AM_OK);
+        ck_assert_int_eq(am_insert_task(c[i], ce, 1), AM_OK);
+    }
+    for (int i = 0; i < CHURN; i++)
+        if (when[i] == 1) {
+            ck_assert_int_eq(am_shutdown(c[i]), AM_OK);
+            c[i] = NULL;
+        }
+    am_wait(a, 50);   /* taken in (the listener's event), parked */
+    am_poll(a);
+    for (int i = 0; i < CHURN; i++)
+        if (when[i] == 2) {
+            ck_assert_int_eq(am_shutdown(c[i]), AM_OK);
+            c[i] = NULL;
+        }
+    am_poll(a);
+    double t0 = now_ms();
+    for (int i = 0; i < CHURN; i++) {
+        if (when[i] == 3) {
+            ck_assert_int_eq(am_shutdown(c[i]), AM_OK);
+            c[i] = NULL;
+        }
+        am_endpoint_t *ae;
+        double t = now_ms();
+        ck_assert_int_eq(am_allocate_task(a, &ae), AM_OK);
+        int rc = am_accept_task(a, ae, caddr[i]);
+        ck_assert_double_lt(now_ms() - t, SHORT_MS + 200);
+        if (!c[i]) {   /* gone: refused, or accepted and found dead at once */
+            if (rc == AM_OK) {
+                ck_assert_int_eq(am_insert_task(a, ae, 2 + i), AM_OK);
+                for (double end = now_ms() + 2000; !am_task_dead(ae) && now_ms() < end;)
+                    am_wait(a, 5);
+                ck_assert_int_eq(am_task_dead(ae), 1);
+                am_remove_task(a, 2 + i);
+            }
+            am_deallocate_task(a, ae);
+            continue;
+        }
+        ck_assert_int_eq(rc, AM_OK);
+        ck_assert_int_eq(am_insert_task(a, ae, 2 + i), AM_OK);
+    }
+    ck_assert_double_lt(now_ms() - t0, CHURN_GONE * (SHORT_MS + 200.0) + 2000);
+    for (int i = 0; i < CHURN; i++)
+        if (c[i])
+            one_request(a, c[i]);
+    for (int i = 0; i < CHURN; i++)
+        if (c[i])
+            ck_assert_int_eq(am_shutdown(c[i]), AM_OK);
+    ck_assert_int_eq(am_shutdown(a), AM_OK);
+    ck_assert_int_eq(count_fds(), fds);
+}
+END_TEST
+
 void park_tests(TCase *tc)
 {
     tcase_add_test(tc, late_claim);
     tcase_add_test(tc, crowd);
+    tcase_add_test(tc, crowd_churn);
 }
