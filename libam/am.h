@@ -183,9 +183,13 @@ int am_request_vdata_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
  * transport (udp) keeps pointers to them for retransmission instead of a
  * copy (iov[0], typically a header on the caller's stack, is copied).
  * am_reclaim then copies only what is not yet acknowledged (the room for
- * it was made when the request was sent, so it cannot fail); AM_OK, or
- * AM_ERR_INVAL for a NULL argument.  On reliable transports both are the
- * plain request and a no-op. */
+ * it was made when the request was sent, so it cannot fail).  shm may
+ * send a big lent payload by descriptor without waiting for the peer to
+ * copy it: am_reclaim waits for that copy (so a caller can lend one
+ * message to several peers, who copy at once, and reclaim afterwards).
+ * AM_OK, AM_ERR_DEAD if the peer died before it had read a lent payload,
+ * or AM_ERR_INVAL for a NULL argument.  On tcp both are the plain request
+ * and a no-op. */
 int am_request_lend_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
                        const struct iovec *iov, int iovcnt);
 int am_reclaim(am_interface_t *ifc, am_endpoint_t *ep);

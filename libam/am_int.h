@@ -161,6 +161,7 @@ struct am_interface {
     int in_handler;
     int closing;                   /* am_shutdown frees the endpoints: their
                                       transport state goes with the interface's */
+    int tx_lent;                   /* the AM being sent is lent (am_request_lend_ep) */
     unsigned drop_rnd;             /* cfg.fault_drop_ppm's generator */
     size_t rx_placed;              /* for the delivery under way (placement) */
     uint64_t rx_read;              /* bytes read by the transport (am_bytes_read) */
@@ -226,6 +227,11 @@ struct am_transport_ops {
      * under way, or dead): use send instead, which queues or reports. */
     int (*put_small)(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h,
                      const struct iovec *iov, int n);
+    /* Optional: a transport whose send of a lent AM (ifc->tx_lent set
+     * during send) may return while the peer still reads the lent pieces
+     * (shm: a BIG record the peer copies from our memory) waits here until
+     * it has read them all (am_reclaim).  AM_OK or AM_ERR_DEAD. */
+    int (*reclaim)(am_interface_t *ifc, am_endpoint_t *ep);
 };
 
 /* Generated from LIBAM_TRANSPORTS (libam/local.mk): NULL-terminated. */

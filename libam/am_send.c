@@ -183,9 +183,12 @@ static int request(am_interface_t *ifc, am_endpoint_t *ep, int handler,
     ifc->outstanding++;
     s->nlent = 0;
     int rc = put_small(ifc, ep, &h, iov, iovcnt);
-    if (rc == AMX_PUT_LATER)
+    if (rc == AMX_PUT_LATER) {
+        ifc->tx_lent = lend;   /* the transport may leave the pieces to am_reclaim */
         rc = send_am(ifc, ep, &h, iov, iovcnt, ifc->reliable ? NULL : &s->copy, &s->copy_len,
                      &s->copy_cap, lend ? s : NULL);
+        ifc->tx_lent = 0;
+    }
     if (rc >= 0 && h.pb) {
         ep->st.replies_sent++;
         ifc->st.replies_sent++;
@@ -232,12 +235,16 @@ int am_request_lend_ep(am_interface_t *ifc, am_endpoint_t *ep, int handler,
     return request(ifc, ep, handler, iov, iovcnt, 1);
 }
 
-/* Copy what retransmission still needs of the lent payloads to ep, after
- * the first pieces already there (send_am made the room). */
+/* Wait until the transport no longer reads lent pieces (shm: the peer's
+ * copy of a BIG payload), then copy what retransmission still needs of
+ * the lent payloads to ep, after the first pieces already there (send_am
+ * made the room). */
 int am_reclaim(am_interface_t *ifc, am_endpoint_t *ep)
 {
     if (!ifc || !ep)
         return AM_ERR_INVAL;
+    if (ifc->tr->reclaim && !ep->dead && ifc->tr->reclaim(ifc, ep) < 0)
+        return AM_ERR_DEAD;
     for (unsigned i = 0; !ifc->reliable && ep->inflight && i < ifc->cfg.depth; i++) {
         struct amx_slot *s = &ep->slot[i];
         if (!s->busy || !s->nlent)

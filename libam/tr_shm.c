@@ -86,6 +86,7 @@ static void shm_ep_free(am_interface_t *ifc, am_endpoint_t *ep)
     if (e->base)
         munmap(e->base, e->seg_size);
     free_outq(e);
+    free(e->lent_iov);
     free(e->buf);
     free(e);
     ep->tp = NULL;
@@ -425,23 +426,52 @@ static char *reserve(am_interface_t *ifc, am_endpoint_t *ep, uint64_t size)
     return at;
 }
 
+/* The peer has copied the lent BIG_CMA still pending, if any (the
+ * reclaim op, am_reclaim): the wait send_big skipped.  The lent pieces
+ * are the caller's until then (am.h, am_request_lend_ep). */
+static int shm_reclaim(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    struct shm_ep *e = ep->tp;
+    if (!e || !e->lent_seq)
+        return AM_OK;
+    int rc = ep->dead ? AM_ERR_DEAD : wait_out(ifc, ep, W_DONE, e->lent_seq);
+    e->lent_seq = 0;
+    e->help_iov = NULL;
+    free(e->lent_iov);
+    e->lent_iov = NULL;
+    return rc;
+}
+
 /* A payload too big for a record (copy.c): a BIG record, then the wait
  * for the peer's copy (BIG_CMA), or the payload in CHUNK records through
- * the ring, each waiting for room (BIG_STREAM). */
+ * the ring, each waiting for room (BIG_STREAM).  A lent one (lent: the
+ * pieces stay the caller's until am_reclaim) by descriptor does not wait
+ * for the copy: the caller sends on, to this peer or others (pvm_mcast:
+ * every peer copies at once instead of one after the other), and
+ * am_reclaim waits for it.  One such copy per peer at a time: a later big
+ * send to it waits for the earlier copy first. */
 static int send_big(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *iov, int n,
-                    size_t total)
+                    size_t total, int lent)
 {
     struct shm_ep *e = ep->tp;
     struct big b;
     struct span sp[MAX_IOV];
     char hdr[AMX_HDR];
     size_t from;
-    int size = amx_shm_big_describe(e, iov, n, total, hdr, &b, sp, &from);
-    if (size < 0)
-        return size;
-    char *at = reserve(ifc, ep, (uint64_t)size);
-    if (!at)
+    if (e->lent_seq && shm_reclaim(ifc, ep) < 0)
         return AM_ERR_DEAD;
+    /* no memory for the list: wait for the copy as if not lent */
+    struct iovec *keep = lent ? malloc(sizeof *keep * (size_t)n) : NULL;
+    int size = amx_shm_big_describe(e, iov, n, total, hdr, &b, sp, &from);
+    if (size < 0) {
+        free(keep);
+        return size;
+    }
+    char *at = reserve(ifc, ep, (uint64_t)size);
+    if (!at) {
+        free(keep);
+        return AM_ERR_DEAD;
+    }
     memcpy(at + sizeof(struct rec), hdr, AMX_HDR);
     memcpy(at + sizeof(struct rec) + AMX_HDR, &b, sizeof b);
     memcpy(at + sizeof(struct rec) + AMX_HDR + sizeof b, sp, b.niov * sizeof *sp);
@@ -452,10 +482,18 @@ static int send_big(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
         e->help_n = n;
         e->help_from = from;
         e->help_total = total - from;
+        if (keep && n > 0) {   /* iov itself is the caller's stack: keep the list */
+            memcpy(keep, iov, sizeof *keep * (size_t)n);
+            e->help_iov = e->lent_iov = keep;
+            e->lent_seq = b.seq;
+            return AM_OK;
+        }
+        free(keep);
         int rc = wait_out(ifc, ep, W_DONE, b.seq);
         e->help_iov = NULL;
         return rc;
     }
+    free(keep);
     size_t chunk = e->tx.R / 4;
     while (from < total) {   /* the ring fallback: a pipelined copy */
         size_t k = total - from < chunk ? total - from : chunk;
@@ -478,7 +516,8 @@ static int fits_now(struct shm_ep *e, size_t total)
     return total <= e->tx.R / 2 && ring_has_room(&e->tx, need) == 1;
 }
 
-static int send_one(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *iov, int n)
+static int send_one(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *iov, int n,
+                    int lent)
 {
     size_t total = 0;
     for (int i = 0; i < n; i++)
@@ -486,7 +525,7 @@ static int send_one(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
     if (total < AMX_HDR)
         return AM_ERR_INVAL;
     if (total > AMX_HDR + INLINE_MAX && !fits_now(ep->tp, total))
-        return send_big(ifc, ep, iov, n, total);
+        return send_big(ifc, ep, iov, n, total, lent);
     char *at = reserve(ifc, ep, total);
     if (!at)
         return AM_ERR_DEAD;
@@ -543,7 +582,7 @@ static int send_done(am_interface_t *ifc, am_endpoint_t *ep, int rc)
         if (!(e->outq = b->next))
             e->outq_tail = NULL;
         struct iovec v = { b->data, b->len };
-        rc = send_one(ifc, ep, &v, 1);
+        rc = send_one(ifc, ep, &v, 1, 0);
         free(b);
     }
     e->sending = 0;
@@ -574,6 +613,9 @@ static void send_queued(am_interface_t *ifc, am_endpoint_t *ep)
 static int shm_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *iov, int n)
 {
     struct shm_ep *e = ep->tp;
+    /* lent by the caller (am_send.c): only for this AM, never a handler's */
+    int lent = ifc->tx_lent && !ifc->in_handler;
+    ifc->tx_lent = 0;
     if (ep->dead || !e->base || e->fd < 0)
         return AM_ERR_DEAD;
     if (e->sending || (e->rx_depth && (e->outq || !starts_now(e, iov, n))))
@@ -585,11 +627,11 @@ static int shm_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
         if (!(e->outq = b->next))
             e->outq_tail = NULL;
         struct iovec v = { b->data, b->len };
-        rc = send_one(ifc, ep, &v, 1);
+        rc = send_one(ifc, ep, &v, 1, 0);
         free(b);
     }
     if (rc == AM_OK && !ep->dead)
-        rc = send_one(ifc, ep, iov, n);
+        rc = send_one(ifc, ep, iov, n, lent);
     return send_done(ifc, ep, rc);
 }
 
@@ -647,4 +689,5 @@ const struct am_transport_ops amx_tr_shm = {
     .close_ep = shm_close_ep,
     .placement_discard = amx_shm_placement_discard,
     .put_small = shm_put_small,
+    .reclaim = shm_reclaim,
 };

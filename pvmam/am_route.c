@@ -131,6 +131,12 @@ static int r_wait_fds(void *ctx, struct pollfd *fds, int max, int *timeout_ms)
     return n;
 }
 
+static void r_batch(void *ctx, int on)
+{
+    (void)ctx;
+    pvmx_frag_batch(on);
+}
+
 static int r_filter(void *ctx, struct pmsg *m)
 {
     (void)ctx;
@@ -348,6 +354,7 @@ const struct pvm_route_ops pvmx_am_route = {
     .filter = r_filter,
     .sent_daemon = r_sent_daemon,
     .settle = pvmx_settle,
+    .batch = r_batch,
     .flush = r_flush,
     .on_connect = r_connect,
     .on_exit = r_exit,

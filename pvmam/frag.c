@@ -77,10 +77,41 @@ static int send_frags(struct pvmx_peer *p, const struct first *f, struct pmsg_sl
         }
         first = 0;
     } while (pmsg_slice_left(sl) > 0);
-    am_reclaim(p->ifc, p->ep);
     p->st.am_msgs_sent++;
     p->st.am_bytes_sent += f->len;
-    return 0;
+    if (pvmx.batch) {   /* a multicast: the other peers first */
+        if (!p->lent) {
+            p->lent = 1;
+            p->lent_next = pvmx.lent;
+            pvmx.lent = p;
+        }
+        return 0;
+    }
+    int rc = am_reclaim(p->ifc, p->ep);   /* over shm: the peer has copied it */
+    return rc < 0 ? pvmx_frag_failed(p, rc) : 0;
+}
+
+/* A multicast's sends (route.h batch) lend the message to every peer
+ * and leave am_reclaim to its end: over shm each peer copies a big body
+ * from our memory, and they all copy at once instead of one after the
+ * other while we wait for each.  The message is the caller's until on = 0
+ * returns.  A peer that died meanwhile is told as a failed send would be
+ * (its link dies); the multicast itself does not fail, as stock's does not
+ * for a task that is gone. */
+void pvmx_frag_batch(int on)
+{
+    pvmx.batch = on;
+    if (on)
+        return;
+    while (pvmx.lent) {
+        struct pvmx_peer *p = pvmx.lent;
+        pvmx.lent = p->lent_next;
+        p->lent = 0;
+        p->lent_next = NULL;
+        int rc = p->ep ? am_reclaim(p->ifc, p->ep) : AM_OK;
+        if (rc < 0)
+            pvmx_frag_failed(p, rc);
+    }
 }
 
 int pvmx_frag_send(struct pvmx_peer *p, struct pmsg *m)

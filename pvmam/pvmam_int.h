@@ -127,6 +127,10 @@ struct pvmx_peer {
     char *rblock;
     /* AM messages that arrived before its SWITCH (kept in order) */
     struct pvmi_msgq hold;
+    /* a multicast's message was lent to it and not yet reclaimed (frag.c,
+     * pvmx_frag_batch): on pvmx.lent's list through lent_next */
+    int lent;
+    struct pvmx_peer *lent_next;
     struct pvmam_stats st;
 };
 
@@ -156,6 +160,8 @@ struct pvmx_state {
     int short_all;            /* every interface carries a whole short message
                                  (am_max_payload): no need to ask per send */
     struct pvmx_peer *placing;   /* a fragment is being read into a precv's buffer */
+    int batch;                /* in a multicast (route.h batch): lend, reclaim at its end */
+    struct pvmx_peer *lent;   /* peers whose lent message is not reclaimed yet */
     struct pvmam_stats total;
 };
 extern struct pvmx_state pvmx;
@@ -254,6 +260,8 @@ void pvmx_init_note(struct pmsg *m);        /* HELLO/TABLE/DONE/GO arrived */
 
 /* ---- fragments (frag.c) --------------------------------------------- */
 int pvmx_frag_send(struct pvmx_peer *p, struct pmsg *m);
+/* route.h batch: on = 0 reclaims what the multicast's sends lent. */
+void pvmx_frag_batch(int on);
 int pvmx_frag_send_bytes(struct pvmx_peer *p, int tag, int ctx, const void *buf, size_t len);
 void pvmx_frag_handler(const am_token_t *tok, void *data, size_t len);
 int pvmx_frag_bind(void);   /* handler id (with its placer), or < 0 */

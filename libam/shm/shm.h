@@ -63,6 +63,9 @@ struct shm_ep {
     const struct iovec *help_iov;   /* the BIG_CMA waiting for done, while the */
     int help_n;                     /* consumer may ask us to write a part of it: */
     size_t help_from, help_total;   /* its payload: from byte help_from on */
+    uint64_t lent_seq;           /* a lent BIG_CMA the peer may still be copying
+                                    (0: none): am_reclaim waits for its done */
+    struct iovec *lent_iov;      /* its pieces (help_iov then), on the heap */
     struct blob *outq, *outq_tail;
     /* consumer */
     uint64_t rlooked;            /* rx.pos when we last looked for a waiting producer */

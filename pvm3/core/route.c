@@ -69,6 +69,13 @@ int pvmi_routes_settle(int tid, size_t len)
     return 0;
 }
 
+void pvmi_routes_batch(int on)
+{
+    for (int i = 0; i < nroutes; i++)
+        if (routes[i].ops->batch)
+            routes[i].ops->batch(routes[i].ctx, on);
+}
+
 int pvmi_routes_send(int tid, struct pmsg *m, int *sent)
 {
     *sent = 0;

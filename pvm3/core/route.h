@@ -65,6 +65,13 @@ struct pvm_route_ops {
      * opening); called at the start of a send, a safe point.  Returns
      * nonzero if it reaches tid now. */
     int (*settle)(void *ctx, int tid, size_t len);
+    /* Optional: on = 1, the sends that follow (until on = 0) carry one
+     * message to several tasks (pvm_mcast) and the caller keeps it
+     * unchanged until then: a send may return before its receiver has
+     * read the bytes, so the receivers read at once, not one after the
+     * other.  on = 0 returns once every one has (bounded as a send's own
+     * wait is).  Per receiver, order is as without it. */
+    void (*batch)(void *ctx, int on);
     /* Optional: pvm_exit is about to tell the pvmd that the task exits
      * (TM_EXIT), which the pvmd reports to tasks watching it: make sure,
      * bounded in time, that what the task sent on this route has reached

@@ -20,6 +20,8 @@ int pvmi_routes_send_bytes(int tid, int tag, int msgctx, const void *buf, size_t
 /* No route reaches tid for a message of len bytes: let each route wait
  * for it briefly (settle op); 1 if one reaches it now. */
 int pvmi_routes_settle(int tid, size_t len);
+/* Every route's batch (route.h): 1 before a multicast's sends, 0 after. */
+void pvmi_routes_batch(int on);
 int pvmi_routes_poll(void);
 int pvmi_routes_poll_from(int tid);   /* route.h poll_from; -1: no route can */
 int pvmi_routes_fds(struct pollfd *fds, int max, int *timeout_ms);

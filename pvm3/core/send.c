@@ -115,7 +115,16 @@ static int mcast_set(const int *in, int n, int **out)
     if (!t)
         return PvmNoMem;
     memcpy(t, in, sizeof *t * (size_t)n);
-    qsort(t, (size_t)n, sizeof *t, cmp_int);
+    if (n > 32) {
+        qsort(t, (size_t)n, sizeof *t, cmp_int);
+    } else {   /* a group's few members: no calls through qsort's comparator */
+        for (int i = 1; i < n; i++) {
+            int v = t[i], j = i;
+            for (; j > 0 && t[j - 1] > v; j--)
+                t[j] = t[j - 1];
+            t[j] = v;
+        }
+    }
     int k = 0;
     for (int i = 0; i < n; i++)
         if (t[i] != pvmi.tid && (k == 0 || t[k - 1] != t[i]))
@@ -132,6 +141,9 @@ int pvmi_mcast(const int *tids, int n, struct pmsg *m)
         return k;
     int rc = 0, rest = 0;
     unsigned want = 0;
+    /* m stays as it is until the batch ends: the routes' receivers may
+     * read it all at once (route.h, batch) */
+    pvmi_routes_batch(1);
     for (int i = 0; i < k && rc >= 0; i++) {
         int sent;
         rc = pvmi_routes_send(set[i], m, &sent);
@@ -140,6 +152,7 @@ int pvmi_mcast(const int *tids, int n, struct pmsg *m)
             set[rest++] = set[i];
         }
     }
+    pvmi_routes_batch(0);
     if (rc >= 0)
         rc = pvmi_mcast_pvmd(set, rest, m);
     pvmi_routes_poll_wanted(want);

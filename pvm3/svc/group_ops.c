@@ -5,6 +5,7 @@
  * product are the complex ones.  Max/min also take bytes; unsupported
  * types set *info to PvmBadParam, as stock does.
  */
+#include <stddef.h>
 #include <pvm3.h>
 
 #define LOOP(T, expr) do { T *a = x, *b = y; for (int i = 0; i < n; i++) { expr; } } while (0)
@@ -31,6 +32,46 @@ enum op { OP_MAX, OP_MIN, OP_SUM, OP_PROD };
         T re = a[i] * b[i] - a[i + 1] * b[i + 1], im = a[i] * b[i + 1] + a[i + 1] * b[i]; \
         a[i] = re; a[i + 1] = im; } } while (0)
 
+/* x[i] += y[i] four at a time with restrict pointers, which the
+ * compiler's straight-line vectoriser turns into packed adds at -O2 (the
+ * plain loop stays one scalar add per item: a fifth of the root's CPU in a
+ * 1 MiB allreduce, docs/performance.md).  Only where x and y do not
+ * overlap; the caller's loop does the rest.  Sums keep their order per
+ * item, so results are bit for bit those of the plain loop. */
+#define SUM4(T) \
+    static int sum4_##T(T *restrict a, const T *restrict b, int n) \
+    { \
+        int i = 0; \
+        for (; i + 4 <= n; i += 4) { \
+            a[i] += b[i]; a[i + 1] += b[i + 1]; a[i + 2] += b[i + 2]; a[i + 3] += b[i + 3]; \
+        } \
+        return i; \
+    }
+SUM4(double)
+SUM4(float)
+SUM4(int)
+SUM4(long)
+
+static int apart(const void *x, const void *y, size_t bytes)
+{
+    const char *a = x, *b = y;
+    return a + bytes <= b || b + bytes <= a;
+}
+
+/* The sum of the types sum4 has: the items it did, 0 for the others. */
+static int sum_fast(int t, void *x, void *y, int n)
+{
+    if (n <= 0)
+        return 0;
+    switch (t) {
+    case PVM_DOUBLE: return apart(x, y, sizeof(double) * (size_t)n) ? sum4_double(x, y, n) : 0;
+    case PVM_FLOAT: return apart(x, y, sizeof(float) * (size_t)n) ? sum4_float(x, y, n) : 0;
+    case PVM_INT: return apart(x, y, sizeof(int) * (size_t)n) ? sum4_int(x, y, n) : 0;
+    case PVM_LONG: return apart(x, y, sizeof(long) * (size_t)n) ? sum4_long(x, y, n) : 0;
+    default: return 0;
+    }
+}
+
 static void apply(enum op op, int t, void *x, void *y, int n, int *info)
 {
     *info = PvmOk;
@@ -54,6 +95,14 @@ static void apply(enum op op, int t, void *x, void *y, int n, int *info)
         }
         return;
     case OP_SUM:
+        if (t == PVM_DOUBLE || t == PVM_FLOAT || t == PVM_INT || t == PVM_LONG) {
+            int done = sum_fast(t, x, y, n);   /* then the loop below does the rest */
+            size_t es = t == PVM_DOUBLE ? sizeof(double) : t == PVM_FLOAT ? sizeof(float)
+                      : t == PVM_INT ? sizeof(int) : sizeof(long);
+            x = (char *)x + es * (size_t)done;
+            y = (char *)y + es * (size_t)done;
+            n -= done;
+        }
         switch (t) {
         REAL_CASES(ADDOP)
         case PVM_CPLX: { n *= 2; LOOP(float, a[i] += b[i]); break; }

@@ -1,6 +1,7 @@
 /*
  * collrand.c - randomized check of the group collectives (pvm_reduce,
- * pvm_gather, pvm_scatter) among stock and libpvm3am members of one host.
+ * pvm_gather, pvm_scatter, and the root's pvm_bcast or pvm_mcast to the
+ * others) among stock and libpvm3am members of one host.
  * Built against stock (-lgpvm3 -lpvm3) and libpvm3am.
  *   collrand SEED NTASKS ROUNDS KINDS   the master, instance 0; KINDS is
  *       one letter per other member, s (collrand_stock) or a (collrand_am)
@@ -11,7 +12,14 @@
  * function), and broadcasts them.  Every member fills its data from (seed,
  * round, instance, index) alone, so whoever checks computes the expected
  * values itself with plain loops, not with the functions under test;
- * values are small integers, so sums are exact in any order.  Every member
+ * values are small integers, so sums are exact in any order.  A broadcast
+ * round sends the root's items packed (PvmDataDefault, Raw or InPlace, by
+ * the round) with pvm_bcast or pvm_mcast, then at once a short second
+ * message with the next tag; the root overwrites its array as soon as the
+ * call returns (an InPlace message is read from it: a send that returned
+ * before its receivers had read the bytes would show), and each other
+ * member receives both from the root with any tag, so order and every
+ * item are checked.  Every member
  * reports its count of wrong items to the master, which prints one line
  * and PASS or FAIL.  The test script bounds the time.
  */
@@ -23,7 +31,7 @@
 /* one group per seed: a phase that failed leaves no members in the next one's */
 static char G[32];
 enum { TAG_PARAM = 70, TAG_REPORT, TAG_OP = 1000 };
-enum { OP_REDUCE, OP_GATHER, OP_SCATTER, NOPS };
+enum { OP_REDUCE, OP_GATHER, OP_SCATTER, OP_BCAST, NOPS };
 enum { F_SUM, F_MAX, F_OR, NFNS };
 static const int types[] = { PVM_SHORT, PVM_INT, PVM_LONG, PVM_FLOAT, PVM_DOUBLE };
 #define NTYPES (int)(sizeof types / sizeof types[0])
@@ -96,6 +104,66 @@ static void bor(int *t, void *x, void *y, int *n, int *info)
     }
 }
 
+static int pk(int t, void *p, int count)
+{
+    switch (t) {
+    case PVM_SHORT: return pvm_pkshort(p, count, 1);
+    case PVM_INT: return pvm_pkint(p, count, 1);
+    case PVM_LONG: return pvm_pklong(p, count, 1);
+    case PVM_FLOAT: return pvm_pkfloat(p, count, 1);
+    default: return pvm_pkdouble(p, count, 1);
+    }
+}
+
+static int upk(int t, void *p, int count)
+{
+    switch (t) {
+    case PVM_SHORT: return pvm_upkshort(p, count, 1);
+    case PVM_INT: return pvm_upkint(p, count, 1);
+    case PVM_LONG: return pvm_upklong(p, count, 1);
+    case PVM_FLOAT: return pvm_upkfloat(p, count, 1);
+    default: return pvm_upkdouble(p, count, 1);
+    }
+}
+
+/* The root sends its items to every other member with pvm_bcast (fn
+ * even) or pvm_mcast, then a short message with tag + 1; the others
+ * receive both from it.  Returns wrong items (count if anything failed). */
+static long bcast_round(unsigned seed, int r, const int *prm, int me, int n, char *data)
+{
+    static const int encs[] = { PvmDataDefault, PvmDataRaw, PvmDataInPlace };
+    int t = prm[1], count = prm[2], root = prm[3], tag = TAG_OP + r, rtid = pvm_gettid(G, root);
+    if (rtid < 0)
+        return count;
+    if (me == root) {
+        int tids[32], k = 0, rc;
+        for (int i = 0; i < n; i++)
+            if (i != me && (tids[k] = pvm_gettid(G, i)) > 0)
+                k++;
+        for (long i = 0; i < count; i++)
+            put(data, t, i, value(seed, t, r, root, i));
+        rc = pvm_initsend(encs[r % 3]);
+        rc = rc < 0 ? rc : pk(t, data, count);
+        rc = rc < 0 ? rc : prm[4] % 2 ? pvm_mcast(tids, k, tag) : pvm_bcast(G, tag);
+        memset(data, 0x5a, (size_t)count * tsize(t));   /* ours again: must not show */
+        int second = r;
+        if (rc >= 0 && (rc = pvm_initsend(PvmDataDefault)) >= 0 && (rc = pvm_pkint(&second, 1, 1)) >= 0)
+            rc = pvm_mcast(tids, k, tag + 1);
+        return rc < 0 || k != n - 1 ? count : 0;
+    }
+    long bad = 0;
+    int bytes, gtag, src, second = -1;
+    if (pvm_recv(rtid, -1) < 0 || pvm_bufinfo(pvm_getrbuf(), &bytes, &gtag, &src) < 0 ||
+        gtag != tag || upk(t, data, count) < 0)
+        return count;
+    for (long i = 0; i < count; i++)
+        bad += get(data, t, i) != value(seed, t, r, root, i);
+    if (pvm_recv(rtid, -1) < 0 || pvm_bufinfo(pvm_getrbuf(), &bytes, &gtag, &src) < 0 ||
+        gtag != tag + 1 || pvm_upkint(&second, 1, 1) < 0 || second != r)
+        return count;
+    return bad;
+}
+
 /* One round: every member, the master included.  Returns wrong items. */
 static long round_of(unsigned seed, int r, const int *prm, int me, int n)
 {
@@ -132,6 +200,8 @@ static long round_of(unsigned seed, int r, const int *prm, int me, int n)
         for (int i = 0; me == root && !bad && i < n; i++)
             for (long k = 0; k < count; k++)
                 bad += get(res, t, (long)i * count + k) != value(seed, t, r, i, k);
+    } else if (op == OP_BCAST) {
+        bad = bcast_round(seed, r, prm, me, n, data);
     } else {
         /* the root's array holds every member's slice: instance i, item k */
         for (long k = 0; me == root && k < total; k++)
@@ -211,8 +281,13 @@ int main(int argc, char **argv)
     long bad = 0, items = 0;
     int ops[NOPS] = { 0 };
     for (int r = 0; r < rounds; r++) {
-        int count = 1 + (int)(rand() % 5 == 0 ? rand() % MAXCOUNT : rand() % 3000);
-        int prm[5] = { rand() % NOPS, types[rand() % NTYPES], count, rand() % n, rand() % NFNS };
+        int op = rand() % NOPS;
+        /* half the broadcasts big enough to go by descriptor over shm
+         * (more than half its ring, any type), where the receivers copy
+         * from the root's memory */
+        int count = op == OP_BCAST && rand() % 2 ? 140000 + rand() % (MAXCOUNT - 140000)
+                  : 1 + (int)(rand() % 5 == 0 ? rand() % MAXCOUNT : rand() % 3000);
+        int prm[5] = { op, types[rand() % NTYPES], count, rand() % n, rand() % NFNS };
         pvm_initsend(PvmDataDefault);
         pvm_pkint(prm, 5, 1);
         pvm_mcast(tids + 1, n - 1, TAG_PARAM);
@@ -232,9 +307,10 @@ int main(int argc, char **argv)
     }
     pvm_barrier(G, n);
     pvm_lvgroup(G);
-    printf("seed %u, %d tasks (master %s, others %s), %d rounds (%d reduce, %d gather, %d scatter), "
-           "%ld items: %ld wrong\n%s\n", seed, n, strstr(argv[0], "_am") ? "am" : "stock", kinds, rounds, ops[OP_REDUCE],
-           ops[OP_GATHER], ops[OP_SCATTER], items, bad, bad ? "FAIL" : "PASS");
+    printf("seed %u, %d tasks (master %s, others %s), %d rounds (%d reduce, %d gather, %d scatter, "
+           "%d broadcast), %ld items: %ld wrong\n%s\n", seed, n, strstr(argv[0], "_am") ? "am" : "stock",
+           kinds, rounds, ops[OP_REDUCE], ops[OP_GATHER], ops[OP_SCATTER], ops[OP_BCAST], items, bad,
+           bad ? "FAIL" : "PASS");
     pvm_exit();
     return bad != 0;
 }

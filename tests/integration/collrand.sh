@@ -1,6 +1,7 @@
 #!/bin/sh
-# Randomized group collectives (collrand.c): pvm_reduce, pvm_gather and
-# pvm_scatter among stock and libpvm3am members in one private VM, in
+# Randomized group collectives (collrand.c): pvm_reduce, pvm_gather,
+# pvm_scatter and the root's pvm_bcast or pvm_mcast (big ones too, the root
+# overwriting its array at once) among stock and libpvm3am members in one private VM, in
 # PHASES groups of random size (2..10 tasks, more than this machine's
 # cores), random mixes of stock and libpvm3am members and masters, each
 # ROUNDS rounds of random operations, types, counts and roots.  The seed

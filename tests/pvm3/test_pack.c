@@ -106,6 +106,57 @@ START_TEST(xdr_matches_libtirpc)
 }
 END_TEST
 
+/* Long contiguous runs (the 16-byte-at-a-time path of pack_xdr.c) and
+ * their odd tails, against libtirpc, then unpacked back. */
+START_TEST(xdr_long_runs)
+{
+    enum { N = 67 };
+    static int iv[N], ib[N];
+    static float fv[2 * N], fb[2 * N];
+    static double dv[2 * N], db[2 * N];
+    for (int i = 0; i < 2 * N; i++) {
+        fv[i] = (float)(i * 1.5 - 40);
+        dv[i] = i * -3.25e10 + 7;
+        if (i < N)
+            iv[i] = (int)(0x01020304u * (unsigned)i) ^ 0x55;
+    }
+    for (int n = 0; n <= N; n += n < 9 ? 1 : 29) {
+        static unsigned char want[40 * N + 64], got[40 * N + 64];
+        XDR x;
+        xdrmem_create(&x, (char *)want, sizeof want, XDR_ENCODE);
+        for (int i = 0; i < n; i++) ck_assert(xdr_int(&x, &iv[i]));
+        for (int i = 0; i < n; i++) ck_assert(xdr_double(&x, &dv[i]));
+        for (int i = 0; i < 2 * n; i++) ck_assert(xdr_float(&x, &fv[i]));    /* PVM_CPLX */
+        for (int i = 0; i < 2 * n; i++) ck_assert(xdr_double(&x, &dv[i]));   /* PVM_DCPLX */
+        size_t wn = xdr_getpos(&x);
+        xdr_destroy(&x);
+        pvm_initsend(PvmDataDefault);
+        if (n) {
+            pvm_pkint(iv, n, 1);
+            pvm_pkdouble(dv, n, 1);
+            pvm_pkcplx(fv, n, 1);
+            pvm_pkdcplx(dv, n, 1);
+        }
+        ck_assert_uint_eq(body(pvm_getsbuf(), got, sizeof got), wn);
+        ck_assert_mem_eq(got, want, wn);
+        flip();
+        memset(ib, 0, sizeof ib);
+        memset(fb, 0, sizeof fb);
+        memset(db, 0, sizeof db);
+        if (n) {
+            ck_assert_int_eq(pvm_upkint(ib, n, 1), 0);
+            ck_assert_int_eq(pvm_upkdouble(db, n, 1), 0);
+            ck_assert_mem_eq(ib, iv, sizeof *iv * (size_t)n);
+            ck_assert_mem_eq(db, dv, sizeof *dv * (size_t)n);
+            ck_assert_int_eq(pvm_upkcplx(fb, n, 1), 0);
+            ck_assert_int_eq(pvm_upkdcplx(db, n, 1), 0);
+            ck_assert_mem_eq(fb, fv, sizeof *fv * 2 * (size_t)n);
+            ck_assert_mem_eq(db, dv, sizeof *dv * 2 * (size_t)n);
+        }
+    }
+}
+END_TEST
+
 /* ---- exact bytes from the protocol spec ------------------------------ */
 
 static void expect_body(const unsigned char *want, size_t n)
@@ -488,6 +539,7 @@ static Suite *pack_suite(void)
     tcase_add_checked_fixture(tc, setup, NULL);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, xdr_matches_libtirpc);
+    tcase_add_test(tc, xdr_long_runs);
     tcase_add_test(tc, xdr_spec_bytes);
     tcase_add_test(tc, xdr_long_zero_extends);
     tcase_add_test(tc, raw_spec_bytes);
