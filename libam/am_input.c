@@ -140,8 +140,11 @@ static int on_request(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_h
     if (h->inst >= ifc->cfg.depth)
         return 0;
     if (ifc->reliable) {
-        if (h->seq != ep->expect_seq)   /* a reliable stream never skips */
+        if (h->seq != ep->expect_seq) {   /* a reliable stream never skips: */
+            ep->st.drops++;               /* counted, so a transport's lost or */
+            ifc->st.drops++;              /* reordered AM shows (am_interface_stats) */
             return 0;
+        }
         deliver(ifc, ep, h, p);
         return 1;
     }
