@@ -4,7 +4,11 @@
  * its report; streams of checked requests; echo helpers.
  */
 #include <dirent.h>
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -176,6 +180,98 @@ int count_fds(void)
     return n - 1;   /* the directory's own */
 }
 
+/* ---- children's time limits --------------------------------------------- */
+
+/* Check's runner (check_run.c) catches SIGALRM in the test process with a
+ * handler that kills the test's whole process group, and a child forked by
+ * a test inherits that handler: a child's alarm would end the test as
+ * "signal 9", saying nothing of which child ran over.  The default action
+ * ends that child alone, and its parent reports it (reap_within). */
+void child_limit(unsigned secs)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGALRM);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    alarm(secs);
+}
+
+static uint64_t mono_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000u + (uint64_t)t.tv_nsec / 1000000u;
+}
+
+/* The parent's side: its wait for children is bounded too, whatever the
+ * children do with their signals (a library may block or catch SIGALRM). */
+void reap_all_within(const pid_t *pid, int n, int secs, int *st)
+{
+    uint64_t end = mono_ms() + (uint64_t)secs * 1000u;
+    int left = n;
+    for (int i = 0; i < n; i++)
+        st[i] = -2;
+    while (left) {
+        for (int i = 0; i < n; i++) {
+            if (st[i] != -2)
+                continue;
+            pid_t r = waitpid(pid[i], &st[i], WNOHANG);
+            if (r == pid[i])
+                left--;
+            else if (r < 0 && errno != EINTR)
+                st[i] = -1, left--;
+            else
+                st[i] = -2;
+        }
+        if (!left || mono_ms() >= end)
+            break;
+        poll(NULL, 0, 10);
+    }
+    for (int i = 0; i < n; i++) {
+        if (st[i] != -2)
+            continue;
+        kill(pid[i], SIGKILL);   /* ran over: by its pid */
+        waitpid(pid[i], NULL, 0);
+        st[i] = -1;
+    }
+}
+
+int reap_within(pid_t pid, int secs)
+{
+    int st;
+    reap_all_within(&pid, 1, secs, &st);
+    return st;
+}
+
+int read_within(int fd, void *buf, size_t n, int secs)
+{
+    uint64_t end = mono_ms() + (uint64_t)secs * 1000u;
+    size_t got = 0;
+    while (got < n) {
+        uint64_t now = mono_ms();
+        if (now >= end)
+            return -1;
+        struct pollfd pf = { .fd = fd, .events = POLLIN };
+        int r = poll(&pf, 1, (int)(end - now));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return -1;
+        ssize_t k = read(fd, (char *)buf + got, n - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return -1;
+        got += (size_t)k;
+    }
+    return 0;
+}
+
 /* ---- a peer process ----------------------------------------------------- */
 
 /* The child streams this many sink requests first (fixture.h). */
@@ -196,7 +292,7 @@ struct am_config small_cfg(void)
  * parent made before it forked, or NULL for a fresh one. */
 static void child_main(struct peer *p, struct am_config cfg, am_interface_t *ifc)
 {
-    alarm(120);
+    child_limit(PEER_SECS);
     if (!ifc && am_init(transport, &cfg, &ifc) < 0)
         _exit(2);
     place_cap = am_max_payload(ifc);
@@ -289,11 +385,11 @@ am_interface_t *start_pair(struct peer *p, struct am_config cfg)
 /* The child's report (after it was told to stop), and its end. */
 void collect_pair(struct peer *p, uint64_t res[NRES])
 {
-    ck_assert_int_eq(read(p->from[0], res, sizeof(uint64_t) * NRES),
-                     (ssize_t)(sizeof(uint64_t) * NRES));
-    int st;
-    waitpid(p->pid, &st, 0);
-    ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    ck_assert_msg(read_within(p->from[0], res, sizeof(uint64_t) * NRES, PEER_SECS) == 0,
+                  "the peer sent no report within %d s", PEER_SECS);
+    int st = reap_within(p->pid, PEER_SECS);
+    ck_assert_msg(st != -1, "the peer still ran %d s after its report: killed", PEER_SECS);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the peer: status %#x", st);
     close(p->to[0]); close(p->to[1]); close(p->from[0]); close(p->from[1]);
 }
 

@@ -52,6 +52,20 @@ struct peer {
     int to[2], from[2];   /* pipes for addresses and results */
 };
 
+/* A forked child's own time limit: SIGALRM in secs, ending that child
+ * alone (not the test's process group, as Check's inherited handler
+ * would).  The parent's waits for it are bounded as well: reap_within
+ * returns the child's wait status, or -1 after killing it (by pid) when
+ * it ran over secs; reap_all_within does that for n children at once
+ * (st[i]: each one's); read_within reads all n bytes within secs, or -1. */
+void child_limit(unsigned secs);
+int reap_within(pid_t pid, int secs);
+void reap_all_within(const pid_t *pid, int n, int secs, int *st);
+int read_within(int fd, void *buf, size_t n, int secs);
+
+/* the peer process's limit (within the case's 120 s, test_am.c) */
+#define PEER_SECS 100
+
 struct am_config small_cfg(void);
 /* A child process connected as task 2; the parent's interface returned.
  * inherit: the child serves with an interface made before the fork. */
