@@ -91,6 +91,23 @@ int am_poll_ep(am_interface_t *ifc, am_endpoint_t *ep)
     return n;
 }
 
+/* am_poll_ep's count of polls is kept: a take that found its AM, or
+ * nothing, counts as one of its polls, and once the timers are due it is
+ * am_poll_ep's turn (AM_TAKE_POLL), which runs them. */
+int am_take_ep(am_interface_t *ifc, am_endpoint_t *ep, am_take_fn take, void *arg)
+{
+    if (!ifc || !ep || !take)
+        return AM_ERR_INVAL;
+    if (ifc->in_handler)
+        return AM_ERR_STATE;
+    if (!ifc->tr->take_ep || ifc->timer_skips + 1 >= AMX_TIMER_SKIP)
+        return AM_TAKE_POLL;
+    int rc = ifc->tr->take_ep(ifc, ep, take, arg);
+    if (rc == 0 || rc == 1)
+        ifc->timer_skips++;
+    return rc;
+}
+
 int am_poll(am_interface_t *ifc)
 {
     if (!ifc)

@@ -8,6 +8,9 @@
  * which libam's shm transport writes as one 64-byte line
  * (libam/shm/short.h).  The receiver copies it straight out of the AM
  * into a waiting pvm_precv's buffer (pvmi_sink_put), or into a message.
+ * A pvm_precv waiting for the peer takes it before any handler runs
+ * (route.h recv_bytes, libam's am_take_ep: pvmx_short_recv below), when
+ * it is the next AM and on_short would land it in that buffer at once.
  *
  * Order with frag.c's messages to the same peer: both are requests on the
  * same endpoint, which libam hands to handlers in send order
@@ -102,6 +105,55 @@ static void on_short(const am_token_t *tok, const unsigned char *d, size_t len, 
         pvmi_deliver(m);
     else
         pvmi_msgq_put(&p->hold, m);   /* its daemon-route messages are not all in yet */
+}
+
+/* A pvm_precv waiting for p's message (route.h recv_bytes, sink.c): its
+ * wish, and what it got. */
+struct want {
+    struct pvmx_peer *p;
+    int tag, ctx, bytes_only;
+    char *buf;
+    size_t cap, len;
+};
+
+/* am_take_ep's taker: a short message that on_short would land in the
+ * waiting pvm_precv's buffer (pvmi_sink_put: its tag and context, raw, or
+ * XDR when it takes bytes) goes there; anything else is on_short's. */
+static int take(void *arg, int handler, const void *data, size_t len)
+{
+    struct want *w = arg;
+    const unsigned char *d = data;
+    if ((handler != pvmx.h_short_raw && (handler != pvmx.h_short_xdr || !w->bytes_only)) ||
+        len < SHORT_HDR)
+        return 0;
+    int tag = (int)get32(d), ctx = (int)get32(d + 4);
+    if ((w->tag != -1 && tag != w->tag) || ctx != w->ctx)
+        return 0;
+    len -= SHORT_HDR;
+    size_t n = len < w->cap ? len : w->cap;
+    if (n)
+        memcpy(w->buf, d + SHORT_HDR, n);
+    w->tag = tag;
+    w->len = len;   /* what precv reports, even past its length */
+    w->p->st.am_msgs_recv++;
+    w->p->st.am_bytes_recv += len;
+    return 1;
+}
+
+/* Only where on_short would land it at once: the link delivers, nothing
+ * is held for it, and no fragmented message is cut short by it. */
+int pvmx_short_recv(struct pvmx_peer *p, int tag, int ctx, int bytes_only, void *buf,
+                    size_t cap, int *rtag, size_t *rlen)
+{
+    if (!pvmx_link_rx(p) || !pvmi_msgq_empty(&p->hold) || p->rbusy)
+        return -1;
+    struct want w = { p, tag, ctx, bytes_only, buf, cap, 0 };
+    int rc = am_take_ep(p->ifc, p->ep, take, &w);
+    if (rc != 1)
+        return rc == 0 ? 0 : -1;
+    *rtag = w.tag;
+    *rlen = w.len;
+    return 1;
 }
 
 static void short_raw(const am_token_t *tok, void *data, size_t len)

@@ -122,7 +122,12 @@ int pvmi_routes_poll_from(int tid)
     for (int i = 0; i < nroutes; i++) {
         if (!routes[i].ops->poll_from)
             continue;
-        int rc = routes[i].ops->poll_from(routes[i].ctx, tid);
+        /* a pvm_precv waiting for tid: its message straight in (sink.c) */
+        int rc = routes[i].ops->recv_bytes ? pvmi_sink_pull(routes[i].ops, routes[i].ctx, tid)
+                                           : -1;
+        if (rc >= 0)
+            return rc;
+        rc = routes[i].ops->poll_from(routes[i].ctx, tid);
         if (rc >= 0)
             return rc;
     }

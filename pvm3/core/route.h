@@ -43,6 +43,16 @@ struct pvm_route_ops {
      * delivered exactly as poll would, in the same order.  -1: not now
      * (the route cannot, or its own work is due): use poll. */
     int (*poll_from)(void *ctx, int tid);
+    /* Optional, with poll_from: for a pvm_precv waiting for tid's message
+     * (sink.c), asked before poll_from.  If the next message from tid, in
+     * the order poll_from delivers them, is whole here, matches tag (-1:
+     * any) and msgctx, and is raw (or XDR, when bytes_only), copy its
+     * first cap bytes to buf, set *rtag and *rlen (its whole length) and
+     * return 1: it is received, not delivered.  0: nothing from tid is
+     * here.  -1: something else is, or not now: use poll_from.  Never
+     * waits; takes nothing else. */
+    int (*recv_bytes)(void *ctx, int tid, int tag, int msgctx, int bytes_only, void *buf,
+                      size_t cap, int *rtag, size_t *rlen);
     /* Fill up to max pollfds to block on; may lower *timeout_ms (ms until
      * the route needs poll() called, e.g. retransmissions).  Returns count. */
     int (*wait_fds)(void *ctx, struct pollfd *fds, int max, int *timeout_ms);

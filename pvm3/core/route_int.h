@@ -55,5 +55,8 @@ int pvmi_sink_take(int *src, int *tag);   /* 1: a message landed (its source, ta
 size_t pvmi_sink_total(void);        /* its payload length */
 void pvmi_sink_saw(const struct pmsg *m);   /* m was queued */
 void pvmi_sink_disarm(void);
+/* A route that receives straight into the buffer (route.h recv_bytes),
+ * asked while precv waits for tid: 1 landed, 0 nothing there, -1 poll. */
+int pvmi_sink_pull(const struct pvm_route_ops *ops, void *ctx, int tid);
 
 #endif /* PVM3_ROUTE_INT_H */

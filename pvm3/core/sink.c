@@ -150,4 +150,25 @@ int pvmi_sink_put(int src, int tag, int ctx, uint32_t encword, const void *data,
     return 1;
 }
 
+/* The route's recv_bytes lands a whole message under claim()'s rules
+ * (its own check of encoding and match: route.h), so only when claim
+ * could: armed, nothing landing or landed, no matching message queued
+ * (closed), and tid the source waited for. */
+int pvmi_sink_pull(const struct pvm_route_ops *ops, void *ctx, int tid)
+{
+    if (!s.armed || s.landing || s.done || s.closed || (s.src != -1 && s.src != tid))
+        return -1;
+    int tag;
+    size_t len;
+    int rc = ops->recv_bytes(ctx, tid, s.tag, s.ctx, s.bytes_only, s.buf, s.cap, &tag, &len);
+    if (rc != 1)
+        return rc;
+    s.got = len;
+    s.dsrc = tid;
+    s.dtag = tag;
+    s.done = 1;
+    pvmi_note_input();
+    return 1;
+}
+
 size_t pvmi_sink_total(void) { return s.got; }
