@@ -157,6 +157,8 @@ struct am_interface {
     am_wait_hook_fn wait_hook;     /* am_set_wait_hook */
     void *wait_arg;
     unsigned outstanding;
+    uint64_t acknow_at;            /* bit n - 1: a request that makes n in flight asks
+                                      for an ack now (am_send.c, request) */
     unsigned timer_skips;          /* am_poll: see AMX_TIMER_SKIP */
     int in_handler;
     unsigned drop_rnd;             /* cfg.fault_drop_ppm's generator */

@@ -323,14 +323,16 @@ static int shm_take_ep(am_interface_t *ifc, am_endpoint_t *ep, am_take_fn take, 
     struct rec *at = ring_pending(rx);
     if (!at)
         return 0;
-    uint64_t off = (uint64_t)((char *)at - rx->data);
     struct rec r = { 0, at->kind, at->size, at->ack };   /* after the stamp (acquire) */
     struct amx_hdr h;
-    _Alignas(16) char p[SHORT_MAX];
-    if (r.kind != REC_SHORT || REC_LEN(r.size) != REC_ALIGN || rx->R - off < REC_ALIGN ||
-        shm_short_get((char *)at + sizeof r, r.size, &h, p) < 0 ||
+    const char *body = (char *)at + sizeof r;
+    /* The record is one line (shm_short_hdr checks its size), on a line
+     * of the ring, so it is inside the ring.  take reads the payload in
+     * place, once (it copies it out): the line is ours until rx.pos
+     * passes it and the release goes back to the peer, below. */
+    if (r.kind != REC_SHORT || shm_short_hdr(body, r.size, &h) < 0 ||
         h.len > ifc->cfg.max_payload || !amx_take_ok(ifc, ep, &h) ||
-        !take(arg, h.handler, p, h.len))
+        !take(arg, h.handler, body + SHORT_HDR, h.len))
         return AM_TAKE_POLL;   /* read_ring's turn: it handles, or drops, as ever */
     e->rx_depth++;
     rx->pos += REC_ALIGN;

@@ -15,10 +15,17 @@
 
 static int (*match_fn)(int, int, int);
 
-static struct pmsg *find(int src, int tag)
+static __attribute__((noinline)) struct pmsg *find_fn(int src, int tag)
 {
-    if (match_fn)
-        return pvmi_rxq_match_fn(src, tag, match_fn);
+    return pvmi_rxq_match_fn(src, tag, match_fn);
+}
+
+/* Inline, the pvm_recvf case apart: every receive asks, mostly of an
+ * empty queue. */
+static inline struct pmsg *find(int src, int tag)
+{
+    if (__builtin_expect(match_fn != NULL, 0))
+        return find_fn(src, tag);
     return pvmi_rxq_match(src, tag, pvmi.ctx);
 }
 
