@@ -109,8 +109,7 @@ static int r_poll_from(void *ctx, int tid)
 /* A pvm_precv waiting for tid's message (route.h recv_bytes): a short
  * message straight into its buffer (short.c), under r_poll_from's
  * conditions. */
-static int r_recv_bytes(void *ctx, int tid, int tag, int msgctx, int bytes_only, void *buf,
-                        size_t cap, int *rtag, size_t *rlen)
+static int r_recv_bytes(void *ctx, int tid, struct pvm_recv_bytes *rb)
 {
     (void)ctx;
     if (!pvmx.on || pvmx.placing)
@@ -118,7 +117,7 @@ static int r_recv_bytes(void *ctx, int tid, int tag, int msgctx, int bytes_only,
     struct pvmx_peer *p = pvmx_peer_find(tid);
     if (!p || !p->ep || pvmx_link_dead(p) || p->need_close)
         return -1;
-    return pvmx_short_recv(p, tag, msgctx, bytes_only, buf, cap, rtag, rlen);
+    return pvmx_short_recv(p, rb);
 }
 
 /* Wake by t ms (t < 0: no need) if that is sooner. */

@@ -277,7 +277,6 @@ int pvmx_short_bind(void);
 /* route.h recv_bytes for a peer whose link delivers: p's next message
  * straight into buf if it is a short one that matches (am_take_ep).
  * 1 taken, 0 nothing there, -1 something else is (poll instead). */
-int pvmx_short_recv(struct pvmx_peer *p, int tag, int ctx, int bytes_only, void *buf,
-                    size_t cap, int *rtag, size_t *rlen);
+int pvmx_short_recv(struct pvmx_peer *p, struct pvm_recv_bytes *rb);
 
 #endif /* PVMAM_INT_H */

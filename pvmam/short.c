@@ -131,13 +131,10 @@ static inline void copy_few(char *d, const unsigned char *s, size_t n)
     }
 }
 
-/* A pvm_precv waiting for p's message (route.h recv_bytes, sink.c): its
- * wish, and what it got. */
+/* A pvm_precv waiting for p's message (route.h recv_bytes). */
 struct want {
     struct pvmx_peer *p;
-    int tag, ctx, bytes_only;
-    char *buf;
-    size_t cap, len;
+    struct pvm_recv_bytes *rb;
 };
 
 /* am_take_ep's taker: a short message that on_short would land in the
@@ -145,19 +142,19 @@ struct want {
  * XDR when it takes bytes) goes there; anything else is on_short's. */
 static int take(void *arg, int handler, const void *data, size_t len)
 {
-    struct want *w = arg;
+    const struct want *w = arg;
+    struct pvm_recv_bytes *rb = w->rb;
     const unsigned char *d = data;
-    if ((handler != pvmx.h_short_raw && (handler != pvmx.h_short_xdr || !w->bytes_only)) ||
+    if ((handler != pvmx.h_short_raw && (handler != pvmx.h_short_xdr || !rb->bytes_only)) ||
         len < SHORT_HDR)
         return 0;
     int tag = (int)get32(d), ctx = (int)get32(d + 4);
-    if ((w->tag != -1 && tag != w->tag) || ctx != w->ctx)
+    if ((rb->tag != -1 && tag != rb->tag) || ctx != rb->msgctx)
         return 0;
     len -= SHORT_HDR;
-    size_t n = len < w->cap ? len : w->cap;
-    copy_few(w->buf, d + SHORT_HDR, n);
-    w->tag = tag;
-    w->len = len;   /* what precv reports, even past its length */
+    copy_few(rb->buf, d + SHORT_HDR, len < rb->cap ? len : rb->cap);
+    rb->rtag = tag;
+    rb->rlen = len;   /* what precv reports, even past its length */
     w->p->st.am_msgs_recv++;
     w->p->st.am_bytes_recv += len;
     return 1;
@@ -165,18 +162,13 @@ static int take(void *arg, int handler, const void *data, size_t len)
 
 /* Only where on_short would land it at once: the link delivers, nothing
  * is held for it, and no fragmented message is cut short by it. */
-int pvmx_short_recv(struct pvmx_peer *p, int tag, int ctx, int bytes_only, void *buf,
-                    size_t cap, int *rtag, size_t *rlen)
+int pvmx_short_recv(struct pvmx_peer *p, struct pvm_recv_bytes *rb)
 {
     if (!pvmx_link_rx(p) || !pvmi_msgq_empty(&p->hold) || p->rbusy)
         return -1;
-    struct want w = { p, tag, ctx, bytes_only, buf, cap, 0 };
+    struct want w = { p, rb };
     int rc = am_take_ep(p->ifc, p->ep, take, &w);
-    if (rc != 1)
-        return rc == 0 ? 0 : -1;
-    *rtag = w.tag;
-    *rlen = w.len;
-    return 1;
+    return rc == 1 ? 1 : rc == 0 ? 0 : -1;
 }
 
 static void short_raw(const am_token_t *tok, void *data, size_t len)

@@ -24,6 +24,7 @@ static struct {
     int done;             /* ...and it is complete */
     unsigned gen;         /* this arming; a route holds it while landing */
     int closed;           /* a matching message was queued: no landing */
+    struct pvm_recv_bytes rb;   /* the same wish, for a route's recv_bytes */
 } s;
 static unsigned generation;
 
@@ -38,6 +39,7 @@ void pvmi_sink_arm(int src, int tag, int ctx, int bytes_only, void *buf, size_t 
     s.bytes_only = bytes_only;
     s.buf = buf;
     s.cap = cap;
+    s.rb = (struct pvm_recv_bytes){ tag, ctx, bytes_only, buf, cap, 0, 0 };
 }
 
 int pvmi_sink_landing(void) { return s.armed && s.landing; }
@@ -158,14 +160,12 @@ int pvmi_sink_pull(const struct pvm_route_ops *ops, void *ctx, int tid)
 {
     if (!s.armed || s.landing || s.done || s.closed || (s.src != -1 && s.src != tid))
         return -1;
-    int tag;
-    size_t len;
-    int rc = ops->recv_bytes(ctx, tid, s.tag, s.ctx, s.bytes_only, s.buf, s.cap, &tag, &len);
+    int rc = ops->recv_bytes(ctx, tid, &s.rb);
     if (rc != 1)
         return rc;
-    s.got = len;
+    s.got = s.rb.rlen;
     s.dsrc = tid;
-    s.dtag = tag;
+    s.dtag = s.rb.rtag;
     s.done = 1;
     pvmi_note_input();
     return 1;
