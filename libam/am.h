@@ -246,7 +246,10 @@ int am_poll_ep(am_interface_t *ifc, am_endpoint_t *ep);
  * the handler does not run; or 0: the AM stays, untouched.  Returns 1
  * taken, 0 nothing from ep is here, AM_TAKE_POLL something else is (or
  * the transport's own work is due, or it cannot take): call am_poll_ep,
- * or a negative status.  Never waits. */
+ * or a negative status.  Counts as one of am_poll_ep's polls; one that
+ * found nothing runs the timers when due, one that took leaves them to
+ * the next.  Nothing waits on the way to take; after it, nothing that
+ * could run a handler. */
 #define AM_TAKE_POLL 2
 typedef int (*am_take_fn)(void *arg, int handler, const void *data, size_t len);
 int am_take_ep(am_interface_t *ifc, am_endpoint_t *ep, am_take_fn take, void *arg);
