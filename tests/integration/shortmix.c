@@ -32,7 +32,9 @@
  * context (so the first, ahead of it, must not be taken), then for the
  * first in the other.  Every word says who sent it, the message and its
  * place.  Exit 0 when both got everything in order and intact; bounded
- * by an alarm.
+ * by an alarm.  Last, CTXN short messages one at a time, each the next in
+ * the receiver's input when it looks, every other one into half its
+ * length.
  */
 #include <arpa/inet.h>
 #include <signal.h>
@@ -43,7 +45,7 @@
 #include <pvm3.h>
 #include "guard.h"
 
-enum { TAG_REPORT = 0x6400, TAG_BASE = 0x6500, TAG_CTX = 0x6600 };
+enum { TAG_REPORT = 0x6400, TAG_BASE = 0x6500, TAG_CTX = 0x6600, TAG_CUT = 0x6700 };
 #define LIMIT_S 100
 #define MAXB (300 * 1024)
 enum { K_PSEND, K_XDR, K_RAW, K_INPLACE, NK };
@@ -200,6 +202,31 @@ static int ctx_part(int master, int peer, int me, int c, int n, unsigned char *b
     return bad;
 }
 
+/* The cut part: n short messages from the master, one at a time (the
+ * peer answers each), so each is the next in the peer's input when its
+ * pvm_precv looks (taken before any handler, route.h recv_bytes); every
+ * other one into half its length. */
+static int cut_part(int master, int peer, int me, int n, unsigned char *b)
+{
+    struct gen g = { (unsigned long long)n * 131u + 7 };
+    int bad = 0, tid, tag, len;
+    for (long j = 0; j < n; j++) {   /* to the end: the master waits for each answer */
+        struct msg m = { K_PSEND, (int)(rnd(&g) % 17), TAG_CUT };
+        long i = 2000000 + j;
+        if (master) {
+            send_one(peer, m, me, i, b);
+            CK(pvm_precv(peer, TAG_CUT + 1, b, 0, PVM_BYTE, &tid, &tag, &len));
+            continue;
+        }
+        int cap = j % 2 ? m.bytes / 2 : m.bytes;
+        memset(b, 0xa5, 16);
+        CK(pvm_precv(peer, TAG_CUT, b, cap, PVM_BYTE, &tid, &tag, &len));
+        bad += check_cut(peer, m, i, b, tag, len, cap, 0);
+        CK(pvm_psend(peer, TAG_CUT + 1, b, 0, PVM_BYTE));
+    }
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     int master = argc > 1 && !strcmp(argv[1], "MASTER");
@@ -258,11 +285,13 @@ int main(int argc, char **argv)
     }
     if (bad < 5)
         bad += ctx_part(master, peer, me, c, ctxn, b);
+    if (bad < 5)
+        bad += cut_part(master, peer, me, ctxn, b);
     free(b);
     int pbad = guard_report(master, peer, TAG_REPORT, bad);   /* the master reports for both */
     printf("shortmix: seed %llu, %d rounds of %d messages each way at once, %d turns, %d "
-           "pairs in two contexts: %d bad here, %d at the peer\n", seed, rounds, n, turns, ctxn,
-           bad, pbad);
+           "pairs in two contexts, %d one at a time: %d bad here, %d at the peer\n", seed,
+           rounds, n, turns, ctxn, ctxn, bad, pbad);
     pvm_exit();
     return bad || pbad;
 }
