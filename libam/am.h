@@ -240,6 +240,23 @@ int am_poll(am_interface_t *ifc);
  * in am_poll, in the same order for ep's AMs.  Other peers' input waits
  * for the next am_poll, so a caller must not use it alone for ever. */
 int am_poll_ep(am_interface_t *ifc, am_endpoint_t *ep);
+/* For a caller waiting for ep's next message that can take a small one
+ * itself (pvmam: straight into a pvm_precv's buffer): if the next AM from
+ * ep is a small request that is whole here, next in order and carries our
+ * secret (checked first), take(arg, handler, data, len) is offered it
+ * before its handler.  take must not call libam; data is valid during the
+ * call only.  It returns 1 to take it: the AM counts as handled by that
+ * handler, which sent no reply (so the blank reply is owed as ever), and
+ * the handler does not run; or 0: the AM stays, untouched.  Returns 1
+ * taken, 0 nothing from ep is here, AM_TAKE_POLL something else is (or
+ * the transport's own work is due, or it cannot take): call am_poll_ep,
+ * or a negative status.  Counts as one of am_poll_ep's polls; one that
+ * found nothing runs the timers when due, one that took leaves them to
+ * the next.  Nothing waits on the way to take; after it, nothing that
+ * could run a handler. */
+#define AM_TAKE_POLL 2
+typedef int (*am_take_fn)(void *arg, int handler, const void *data, size_t len);
+int am_take_ep(am_interface_t *ifc, am_endpoint_t *ep, am_take_fn take, void *arg);
 /* Like am_poll, but wait up to timeout_ms (-1 = no limit, 0 = none) for at
  * least one message; spins briefly before blocking in the kernel. */
 int am_wait(am_interface_t *ifc, int timeout_ms);

@@ -93,6 +93,14 @@ int am_init(const char *transport, const struct am_config *cfg, am_interface_t *
         goto fail;
     ifc->tr = tr;
     ifc->reliable = tr->reliable;
+    /* every half window, and when it is full, the receiver should not sit
+     * on replies (only then: flagging every request past the half would
+     * bring back one reply per request); a mask, so that a request asks
+     * with one shift */
+    unsigned half = (ifc->cfg.depth + 1) / 2 < 2 ? 2 : (ifc->cfg.depth + 1) / 2;
+    for (unsigned n = 1; n <= ifc->cfg.depth; n++)
+        if (n == ifc->cfg.depth || n == half || n == 2 * half)
+            ifc->acknow_at |= (uint64_t)1 << (n - 1);
     ifc->drop_rnd = (unsigned)getpid() * 2654435761u;
     ifc->key = ifc->cfg.key;
     if (!ifc->key && (rc = amx_key_new(&ifc->key)) < 0)

@@ -26,9 +26,29 @@ static void owe_blank(am_interface_t *ifc, am_endpoint_t *ep, uint8_t inst, uint
     ep->owe_seq = seq;
 }
 
+/* What delivering a request means besides its handler, before it and
+ * after it (deliver, and amx_input_taken for one a taker took). */
+static inline void delivered(am_interface_t *ifc, am_endpoint_t *ep, uint32_t seq, size_t len)
+{
+    ep->expect_seq = seq + 1;
+    ep->st.requests_recv++;
+    ifc->st.requests_recv++;
+    ep->st.bytes_recv += len;
+    ifc->st.bytes_recv += len;
+}
+
+static inline void handled(am_interface_t *ifc, am_endpoint_t *ep, uint8_t inst, uint32_t seq,
+                           int replied, uint8_t flags)
+{
+    if (!replied && !ep->dead)
+        owe_blank(ifc, ep, inst, seq);   /* the next request to ep may carry it */
+    if (flags & AMX_F_ACKNOW)
+        amx_pay_owed(ifc, ep);
+}
+
 static void deliver(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, char *p)
 {
-    uint8_t inst = h->inst;
+    uint8_t inst = h->inst, flags = h->flags;
     uint32_t seq = h->seq;
     uint16_t handler = h->handler;
     size_t len = h->len;
@@ -36,11 +56,7 @@ static void deliver(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr
                        .placed = ifc->rx_placed };
     am_handler_fn fn = am_id_to_address(handler);
     ifc->rx_placed = 0;
-    ep->expect_seq = seq + 1;
-    ep->st.requests_recv++;
-    ifc->st.requests_recv++;
-    ep->st.bytes_recv += len + tok.placed;
-    ifc->st.bytes_recv += len + tok.placed;
+    delivered(ifc, ep, seq, len + tok.placed);
     if (fn) {
         ifc->in_handler++;
         fn(&tok, p, len);
@@ -49,10 +65,7 @@ static void deliver(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr
         ep->st.drops++;   /* unknown handler: still acknowledged */
         ifc->st.drops++;
     }
-    if (!tok.replied && !ep->dead)
-        owe_blank(ifc, ep, inst, seq);   /* the next request to ep may carry it */
-    if (h->flags & AMX_F_ACKNOW)
-        amx_pay_owed(ifc, ep);
+    handled(ifc, ep, inst, seq, tok.replied, flags);
 }
 
 /* Is a blank reply for seq still owed (inside the owed range)? */
@@ -214,6 +227,22 @@ static int on_reply(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr
     return 1;
 }
 
+/* The blank reply a request carries (h->pb): free what it answers. */
+static inline int take_pb(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h,
+                          char *p)
+{
+    if (h->nblank == 1 && h->pb_inst < ifc->cfg.depth && ep->slot[h->pb_inst].busy &&
+        ep->slot[h->pb_inst].seq == h->pb_seq) {
+        /* the usual piggybacked blank reply (a ping-pong's): on_reply's
+         * work for it, without building its header */
+        free_slot(ifc, ep, &ep->slot[h->pb_inst]);
+        return 1;
+    }
+    struct amx_hdr b = { .seq = h->pb_seq, .type = AMX_REP, .inst = h->pb_inst,
+                         .handler = AMX_BLANK, .nblank = h->nblank };
+    return on_reply(ifc, ep, &b, p);
+}
+
 int amx_input(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, char *p)
 {
     /* first: nothing below, and no handler, sees an AM without our secret */
@@ -226,22 +255,28 @@ int amx_input(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, c
     if (ep->dead)
         return 0;
     int n = 0;
-    if (h->pb && h->type == AMX_REQ && h->nblank == 1 && h->pb_inst < ifc->cfg.depth &&
-        ep->slot[h->pb_inst].busy && ep->slot[h->pb_inst].seq == h->pb_seq) {
-        /* the usual piggybacked blank reply (a ping-pong's): on_reply's
-         * work for it, without building its header */
-        free_slot(ifc, ep, &ep->slot[h->pb_inst]);
-        n = 1;
-    } else if (h->pb && h->type == AMX_REQ) {
-        struct amx_hdr b = { .seq = h->pb_seq, .type = AMX_REP, .inst = h->pb_inst,
-                             .handler = AMX_BLANK, .nblank = h->nblank };
-        n = on_reply(ifc, ep, &b, p);
-    }
+    if (h->pb && h->type == AMX_REQ)
+        n = take_pb(ifc, ep, h, p);
     if (h->type == AMX_REQ)
         return n + on_request(ifc, ep, h, p);
     if (h->type == AMX_REP)
         return on_reply(ifc, ep, h, p);
     return 0;
+}
+
+/* Exactly the requests on_request would hand to deliver at once. */
+int amx_take_ok(const am_interface_t *ifc, const am_endpoint_t *ep, const struct amx_hdr *h)
+{
+    return amx_key_ok(ifc, h) && !ep->dead && h->type == AMX_REQ && ifc->reliable &&
+           h->inst < ifc->cfg.depth && h->seq == ep->expect_seq;
+}
+
+void amx_input_taken(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h)
+{
+    if (h->pb)
+        take_pb(ifc, ep, h, NULL);
+    delivered(ifc, ep, h->seq, h->len);
+    handled(ifc, ep, h->inst, h->seq, 0, h->flags);
 }
 
 int amx_input_placed(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, char *p,

@@ -157,6 +157,8 @@ struct am_interface {
     am_wait_hook_fn wait_hook;     /* am_set_wait_hook */
     void *wait_arg;
     unsigned outstanding;
+    uint64_t acknow_at;            /* bit n - 1: a request that makes n in flight asks
+                                      for an ack now (am_send.c, request) */
     unsigned timer_skips;          /* am_poll: see AMX_TIMER_SKIP */
     int in_handler;
     int closing;                   /* am_shutdown frees the endpoints: their
@@ -232,6 +234,12 @@ struct am_transport_ops {
      * (shm: a BIG record the peer copies from our memory) waits here until
      * it has read them all (am_reclaim).  AM_OK or AM_ERR_DEAD. */
     int (*reclaim)(am_interface_t *ifc, am_endpoint_t *ep);
+    /* Optional (am_take_ep): offer ep's next AM, if it is a small request
+     * whole in hand, to take (amx_take_ok decides whether it may be
+     * offered, amx_input_taken accounts for it once taken).  The same
+     * returns as am_take_ep; AM_TAKE_POLL also whenever recv_ep's own
+     * work is due.  Without it am_take_ep says AM_TAKE_POLL. */
+    int (*take_ep)(am_interface_t *ifc, am_endpoint_t *ep, am_take_fn take, void *arg);
 };
 
 /* Generated from LIBAM_TRANSPORTS (libam/local.mk): NULL-terminated. */
@@ -253,6 +261,14 @@ int amx_input(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, c
 /* ...one whose payload after the head (h->len bytes at p) went to a placer. */
 int amx_input_placed(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, char *p,
                      size_t placed);
+/* am_take_ep: may the AM h from ep be offered to a taker (a request, next
+ * in order, our secret, a live endpoint)?  No side effects: an AM refused
+ * here goes through amx_input, which drops and counts what it must. */
+int amx_take_ok(const am_interface_t *ifc, const am_endpoint_t *ep, const struct amx_hdr *h);
+/* ...it was taken: everything amx_input does for a request whose handler
+ * sent no reply (the piggybacked blank reply, the order, the counts, the
+ * blank reply owed), but no handler runs. */
+void amx_input_taken(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h);
 /* Offer the AM h, whose first `have` payload bytes are at p, to its
  * handler's placer: only a big request that would be handed to its
  * handler now (next in order, our secret), with the placer's head among

@@ -91,6 +91,27 @@ int am_poll_ep(am_interface_t *ifc, am_endpoint_t *ep)
     return n;
 }
 
+/* am_poll_ep's count of polls is kept: a take that found nothing runs
+ * the timers when they are due, as am_poll_ep would.  One that took its
+ * AM leaves them to the next poll or take that finds nothing (or to
+ * am_poll): its caller is about to put the message where a handler of a
+ * wait in them (a blank reply paid may wait for room) must not put
+ * another.  A caller that takes its message every time still polls now
+ * and then (pvm3/core/progress.c, QUICK_MAX), and am_poll runs them. */
+int am_take_ep(am_interface_t *ifc, am_endpoint_t *ep, am_take_fn take, void *arg)
+{
+    if (!ifc || !ep || !take)
+        return AM_ERR_INVAL;
+    if (ifc->in_handler)
+        return AM_ERR_STATE;
+    if (!ifc->tr->take_ep)
+        return AM_TAKE_POLL;
+    int rc = ifc->tr->take_ep(ifc, ep, take, arg);
+    if ((rc == 0 || rc == 1) && ++ifc->timer_skips >= AMX_TIMER_SKIP && rc == 0)
+        timers(ifc, 0);
+    return rc;
+}
+
 int am_poll(am_interface_t *ifc)
 {
     if (!ifc)

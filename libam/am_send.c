@@ -125,7 +125,7 @@ void amx_send_blank(am_interface_t *ifc, am_endpoint_t *ep, uint8_t inst, uint32
 static int request(am_interface_t *ifc, am_endpoint_t *ep, int handler,
                    const struct iovec *iov, int iovcnt, int lend)
 {
-    if (!ifc || !ep || handler < 0 || handler >= AMX_BLANK || iovcnt < 0 || iovcnt > 64 ||
+    if (!ifc || !ep || (unsigned)handler >= AMX_BLANK || (unsigned)iovcnt > 64 ||
         (iovcnt > 0 && !iov))
         return AM_ERR_INVAL;
     if (ifc->in_handler)
@@ -152,14 +152,9 @@ static int request(am_interface_t *ifc, am_endpoint_t *ep, int handler,
     struct amx_slot *s = &ep->slot[i];
     struct amx_hdr h = { .len = (uint32_t)len, .seq = ep->next_seq, .type = AMX_REQ,
                          .inst = (uint8_t)i, .handler = (uint16_t)handler };
-    /* every half window, and when it is full, the receiver should not sit
-     * on replies (only then: flagging every request past the half would
-     * bring back one reply per request) */
-    unsigned half = (ifc->cfg.depth + 1) / 2, after = ep->inflight + 1;
-    if (half < 2)
-        half = 2;
-    /* after <= depth <= 2 * half: no division needed */
-    if (after == ifc->cfg.depth || after == half || after == 2 * half)
+    /* every half window, and when it is full (am_base.c, acknow_at);
+     * inflight < depth <= 64 here */
+    if ((ifc->acknow_at >> ep->inflight) & 1)
         h.flags = AMX_F_ACKNOW;
     /* A transport may service input while it sends (shm waits while its
      * peer copies a big payload), so the reply can come back, and newer

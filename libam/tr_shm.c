@@ -134,6 +134,25 @@ static inline __attribute__((always_inline)) int on_short(am_interface_t *ifc,
     return amx_input(ifc, ep, &h, p);
 }
 
+/* The end of a read of ep's ring (read_ring, shm_take_ep): once no
+ * handler of it runs, the space goes back (tail). */
+static inline void rx_end(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    struct shm_ep *e = ep->tp;
+    struct ring_rx *rx = &e->rx;
+    if (--e->rx_depth == 0 && e->base) {
+        rx->released = rx->pos;
+        STORE_REL(&rx->q->tail, rx->pos);
+        /* A producer waits for room only with more than R/8 of the ring
+         * in use (a record and its pad take at most 7R/8), so looking for
+         * it once per R/8 consumed finds it, and saves the fence per poll */
+        if (!ep->dead && rx->pos - e->rlooked >= rx->R / 8) {
+            e->rlooked = rx->pos;
+            amx_shm_consumed(ifc, ep);
+        }
+    }
+}
+
 /* Handle what the peer published, up to RX_BATCH records; the space goes
  * back (tail) when no handler of this ring is still running. */
 static int read_ring(am_interface_t *ifc, am_endpoint_t *ep)
@@ -186,17 +205,7 @@ static int read_ring(am_interface_t *ifc, am_endpoint_t *ep)
         default: amx_shm_corrupt(ifc, ep); break;
         }
     }
-    if (--e->rx_depth == 0 && e->base) {
-        rx->released = rx->pos;
-        STORE_REL(&rx->q->tail, rx->pos);
-        /* A producer waits for room only with more than R/8 of the ring
-         * in use (a record and its pad take at most 7R/8), so looking for
-         * it once per R/8 consumed finds it, and saves the fence per poll */
-        if (!ep->dead && rx->pos - e->rlooked >= rx->R / 8) {
-            e->rlooked = rx->pos;
-            amx_shm_consumed(ifc, ep);
-        }
-    }
+    rx_end(ifc, ep);
     return handled;
 }
 
@@ -294,6 +303,47 @@ static int shm_recv_ep(am_interface_t *ifc, am_endpoint_t *ep)
     if (e->outq && !e->sending && !e->rx_depth && !ep->dead)
         send_queued(ifc, ep);
     return handled;
+}
+
+/* am_take_ep: ep's next record, if it is a REC_SHORT request that may be
+ * offered (amx_take_ok), to take; taken, it is read as read_ring reads
+ * it (the same steps, with rx_depth up, so that a blank reply paid on
+ * the way queues rather than waits, as inside read_ring) and accounted
+ * as amx_input would for a handler that sent no reply.  Anything else,
+ * or shm_recv_ep's own work due (shm_recv's, queued sends, a handler
+ * of this ring running): AM_TAKE_POLL, and nothing is read. */
+static int shm_take_ep(am_interface_t *ifc, am_endpoint_t *ep, am_take_fn take, void *arg)
+{
+    struct shm *s = ifc->trd;
+    struct shm_ep *e = ep->tp;
+    struct ring_rx *rx = &e->rx;
+    if (s->armed || !((s->polls + 1) & (s->handshakes ? 15 : 255)) || !e->base || ep->dead ||
+        e->outq || e->rx_depth || e->landing)
+        return AM_TAKE_POLL;
+    s->polls++;
+    struct rec *at = ring_pending(rx);
+    if (!at)
+        return 0;
+    struct rec r = { 0, at->kind, at->size, at->ack };   /* after the stamp (acquire) */
+    struct amx_hdr h;
+    const char *body = (char *)at + sizeof r;
+    /* The record is one line (shm_short_hdr checks its size), on a line
+     * of the ring, so it is inside the ring.  take reads the payload in
+     * place, once (it copies it out): the line is ours until rx.pos
+     * passes it and the release goes back to the peer, below. */
+    if (r.kind != REC_SHORT || shm_short_hdr(body, r.size, &h) < 0 ||
+        h.len > ifc->cfg.max_payload || !amx_take_ok(ifc, ep, &h) ||
+        !take(arg, h.handler, body + SHORT_HDR, h.len))
+        return AM_TAKE_POLL;   /* read_ring's turn: it handles, or drops, as ever */
+    e->rx_depth++;
+    rx->pos += REC_ALIGN;
+    ring_take_ack(&e->tx, r.ack);
+    WARM_CHECK(ifc, ep, e, rx->pos);
+    ifc->rx_read += r.size;
+    ring_release(rx);
+    amx_input_taken(ifc, ep, &h);
+    rx_end(ifc, ep);
+    return 1;
 }
 
 /* The caller is about to block on the epoll set: mark every inbound ring,
@@ -690,4 +740,5 @@ const struct am_transport_ops amx_tr_shm = {
     .placement_discard = amx_shm_placement_discard,
     .put_small = shm_put_small,
     .reclaim = shm_reclaim,
+    .take_ep = shm_take_ep,
 };

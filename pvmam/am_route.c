@@ -106,6 +106,20 @@ static int r_poll_from(void *ctx, int tid)
     return rc > 0 ? rc : 0;
 }
 
+/* A pvm_precv waiting for tid's message (route.h recv_bytes): a short
+ * message straight into its buffer (short.c), under r_poll_from's
+ * conditions. */
+static int r_recv_bytes(void *ctx, int tid, struct pvm_recv_bytes *rb)
+{
+    (void)ctx;
+    if (!pvmx.on || pvmx.placing)
+        return -1;
+    struct pvmx_peer *p = pvmx_peer_find(tid);
+    if (!p || !p->ep || pvmx_link_dead(p) || p->need_close)
+        return -1;
+    return pvmx_short_recv(p, rb);
+}
+
 /* Wake by t ms (t < 0: no need) if that is sooner. */
 static void wake_by(int *timeout_ms, int t)
 {
@@ -350,6 +364,7 @@ const struct pvm_route_ops pvmx_am_route = {
     .send_bytes = r_send_bytes,
     .poll = r_poll,
     .poll_from = r_poll_from,
+    .recv_bytes = r_recv_bytes,
     .wait_fds = r_wait_fds,
     .filter = r_filter,
     .sent_daemon = r_sent_daemon,

@@ -282,5 +282,9 @@ int pvmx_short_send_bytes(struct pvmx_peer *p, int tag, int ctx, const void *buf
 int pvmx_short_send_msg(struct pvmx_peer *p, struct pmsg *m);   /* 1: not this way */
 /* Its handlers' ids (after frag.c's, so every task numbers them alike), or < 0. */
 int pvmx_short_bind(void);
+/* route.h recv_bytes for a peer whose link delivers: p's next message
+ * straight into buf if it is a short one that matches (am_take_ep).
+ * 1 taken, 0 nothing there, -1 something else is (poll instead). */
+int pvmx_short_recv(struct pvmx_peer *p, struct pvm_recv_bytes *rb);
 
 #endif /* PVMAM_INT_H */

@@ -8,6 +8,9 @@
  * which libam's shm transport writes as one 64-byte line
  * (libam/shm/short.h).  The receiver copies it straight out of the AM
  * into a waiting pvm_precv's buffer (pvmi_sink_put), or into a message.
+ * A pvm_precv waiting for the peer takes it before any handler runs
+ * (route.h recv_bytes, libam's am_take_ep: pvmx_short_recv below), when
+ * it is the next AM and on_short would land it in that buffer at once.
  *
  * Order with frag.c's messages to the same peer: both are requests on the
  * same endpoint, which libam hands to handlers in send order
@@ -102,6 +105,70 @@ static void on_short(const am_token_t *tok, const unsigned char *d, size_t len, 
         pvmi_deliver(m);
     else
         pvmi_msgq_put(&p->hold, m);   /* its daemon-route messages are not all in yet */
+}
+
+/* memcpy of n bytes, without a call for the few of a one-line AM
+ * (libam/shm/short.h): two words or two half words that may overlap. */
+static inline void copy_few(char *d, const unsigned char *s, size_t n)
+{
+    uint64_t a, b;
+    uint32_t x, y;
+    if (n > 16) {
+        memcpy(d, s, n);
+    } else if (n >= 8) {
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4) {
+        memcpy(&x, s, 4);
+        memcpy(&y, s + n - 4, 4);
+        memcpy(d, &x, 4);
+        memcpy(d + n - 4, &y, 4);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            d[i] = (char)s[i];
+    }
+}
+
+/* A pvm_precv waiting for p's message (route.h recv_bytes). */
+struct want {
+    struct pvmx_peer *p;
+    struct pvm_recv_bytes *rb;
+};
+
+/* am_take_ep's taker: a short message that on_short would land in the
+ * waiting pvm_precv's buffer (pvmi_sink_put: its tag and context, raw, or
+ * XDR when it takes bytes) goes there; anything else is on_short's. */
+static int take(void *arg, int handler, const void *data, size_t len)
+{
+    const struct want *w = arg;
+    struct pvm_recv_bytes *rb = w->rb;
+    const unsigned char *d = data;
+    if ((handler != pvmx.h_short_raw && (handler != pvmx.h_short_xdr || !rb->bytes_only)) ||
+        len < SHORT_HDR)
+        return 0;
+    int tag = (int)get32(d), ctx = (int)get32(d + 4);
+    if ((rb->tag != -1 && tag != rb->tag) || ctx != rb->msgctx)
+        return 0;
+    len -= SHORT_HDR;
+    copy_few(rb->buf, d + SHORT_HDR, len < rb->cap ? len : rb->cap);
+    rb->rtag = tag;
+    rb->rlen = len;   /* what precv reports, even past its length */
+    w->p->st.am_msgs_recv++;
+    w->p->st.am_bytes_recv += len;
+    return 1;
+}
+
+/* Only where on_short would land it at once: the link delivers, nothing
+ * is held for it, and no fragmented message is cut short by it. */
+int pvmx_short_recv(struct pvmx_peer *p, struct pvm_recv_bytes *rb)
+{
+    if (!pvmx_link_rx(p) || !pvmi_msgq_empty(&p->hold) || p->rbusy)
+        return -1;
+    struct want w = { p, rb };
+    int rc = am_take_ep(p->ifc, p->ep, take, &w);
+    return rc == 1 ? 1 : rc == 0 ? 0 : -1;
 }
 
 static void short_raw(const am_token_t *tok, void *data, size_t len)

@@ -48,11 +48,11 @@ static inline __attribute__((always_inline)) uint32_t shm_short_put(char *at,
     return SHORT_HDR + h->len;
 }
 
-/* The REC_SHORT body of `size` bytes (rec.size, as copied out) at body,
- * which is the peer's memory: its header into *h, its payload copied to
- * p (room for SHORT_MAX bytes).  -1: not a well-formed short AM. */
-static inline __attribute__((always_inline)) int shm_short_get(const char *body, uint32_t size,
-                                                                struct amx_hdr *h, char *p)
+/* The header of the REC_SHORT body of `size` bytes (rec.size, as copied
+ * out) at body, which is the peer's memory, into *h; its payload is the
+ * h->len bytes at body + SHORT_HDR.  -1: not a well-formed short AM. */
+static inline __attribute__((always_inline)) int shm_short_hdr(const char *body, uint32_t size,
+                                                                struct amx_hdr *h)
 {
     if (size < SHORT_HDR || size > SHORT_HDR + SHORT_MAX)
         return -1;
@@ -68,6 +68,15 @@ static inline __attribute__((always_inline)) int shm_short_get(const char *body,
     h->type = f & SHORT_F_REP ? AMX_REP : AMX_REQ;
     h->flags = f & AMX_F_ACKNOW;
     h->pb = (f & SHORT_F_PB) != 0;
+    return 0;
+}
+
+/* ...and its payload copied to p (room for SHORT_MAX bytes). */
+static inline __attribute__((always_inline)) int shm_short_get(const char *body, uint32_t size,
+                                                                struct amx_hdr *h, char *p)
+{
+    if (shm_short_hdr(body, size, h) < 0)
+        return -1;
     copy_small(p, body + SHORT_HDR, h->len);
     return 0;
 }

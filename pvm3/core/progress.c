@@ -61,14 +61,24 @@ static int woken(const void *in_before)
  * none, -1 not done (use pvmi_progress), or a PVM error. */
 #define QUICK_MAX 16
 
-int pvmi_progress_from(int tid)
+int pvmi_progress_quick(void)
 {
     static unsigned quick;
     if (depth || pvmi.dead || pvmi.pvmd.fd < 0 || !pvmi_dwatch_quiet() ||
         ++quick >= QUICK_MAX) {
         quick = 0;
-        return -1;
+        return 0;
     }
+    return 1;
+}
+
+int pvmi_progress_from(int tid)
+{
+    return pvmi_progress_quick() ? pvmi_progress_poll_from(tid) : -1;
+}
+
+int pvmi_progress_poll_from(int tid)
+{
     depth++;
     int rc = pvmi_routes_poll_from(tid);
     depth--;

@@ -15,10 +15,17 @@
 
 static int (*match_fn)(int, int, int);
 
-static struct pmsg *find(int src, int tag)
+static __attribute__((noinline)) struct pmsg *find_fn(int src, int tag)
 {
-    if (match_fn)
-        return pvmi_rxq_match_fn(src, tag, match_fn);
+    return pvmi_rxq_match_fn(src, tag, match_fn);
+}
+
+/* Inline, the pvm_recvf case apart: every receive asks, mostly of an
+ * empty queue. */
+static inline struct pmsg *find(int src, int tag)
+{
+    if (__builtin_expect(match_fn != NULL, 0))
+        return find_fn(src, tag);
     return pvmi_rxq_match(src, tag, pvmi.ctx);
 }
 
@@ -122,9 +129,10 @@ int pvm_probe(int tid, int tag)
 
 /* Wait for pvm_precv's message, offering buf to the routes so that a
  * matching message arriving now lands there directly (sink.c).  *landed
- * says which happened. */
+ * says which happened (then *lsrc, *ltag, *lrlen tell its source, tag and
+ * whole length). */
 static int precv_wait(int src, int tag, int bytes_only, void *buf, size_t cap,
-                      struct pmsg **out, int *landed, int *lsrc, int *ltag)
+                      struct pmsg **out, int *landed, int *lsrc, int *ltag, size_t *lrlen)
 {
     int rc = pvmi_enter("pvm_precv");
     if (rc < 0)
@@ -133,11 +141,30 @@ static int precv_wait(int src, int tag, int bytes_only, void *buf, size_t cap,
     pvmi_run_pending();   /* as in wait_match */
     if ((*out = find(src, tag)) || match_fn)
         return *out ? 0 : wait_match("pvm_precv", src, tag, -1, out);
-    pvmi_sink_arm(src, tag, pvmi.ctx, bytes_only, buf, cap);
     /* from one source, its message is likely there already: look at that
-     * source alone first (progress.c); whatever it delivered is taken
-     * below exactly as after pvmi_progress */
-    int quick = src != -1 ? pvmi_progress_from(src) : -1;
+     * source alone first (progress.c), and first of all at its next
+     * message, which a route may receive straight into buf (route.h
+     * recv_bytes; nothing matching is queued, find() just said, so it
+     * overtakes nothing, as pvmi_sink_claim's rule asks).  Whatever the
+     * poll delivered is taken below exactly as after pvmi_progress. */
+    int quick = -1;
+    if (src != -1 && pvmi_progress_quick()) {
+        struct pvm_recv_bytes rb = { tag, pvmi.ctx, bytes_only, buf, cap, 0, 0 };
+        quick = pvmi_routes_recv_bytes(src, &rb);
+        if (quick == 1) {
+            pvmi_note_input();
+            *landed = 1;
+            *lsrc = src;
+            *ltag = rb.rtag;
+            *lrlen = rb.rlen;
+            return 0;
+        }
+        pvmi_sink_arm(src, tag, pvmi.ctx, bytes_only, buf, cap);
+        if (quick < 0)
+            quick = pvmi_progress_poll_from(src);
+    } else {
+        pvmi_sink_arm(src, tag, pvmi.ctx, bytes_only, buf, cap);
+    }
     if (quick < -1) {
         pvmi_sink_disarm();
         return pvmi_err("pvm_precv", quick);
@@ -145,6 +172,7 @@ static int precv_wait(int src, int tag, int bytes_only, void *buf, size_t cap,
     for (;;) {
         if (pvmi_sink_take(lsrc, ltag)) {
             *landed = 1;
+            *lrlen = pvmi_sink_total();
             break;
         }
         /* once a message is landing, its data is in buf: wait for it
@@ -172,14 +200,14 @@ int pvm_precv(int tid, int tag, void *buf, int len, int type,
         return pvmi_err("pvm_precv", PvmBadParam);
     struct pmsg *m = NULL;
     int landed = 0, lsrc = 0, ltag = 0;
-    size_t want = es * (size_t)len;
+    size_t want = es * (size_t)len, lrlen = 0;
     int rc = precv_wait(tid, tag, type == PVM_STR || type == PVM_BYTE, buf, want, &m, &landed,
-                        &lsrc, &ltag);
+                        &lsrc, &ltag, &lrlen);
     if (rc < 0)
         return rc;
     if (landed) {
         if (rlen)
-            *rlen = (int)pvmi_sink_total();
+            *rlen = (int)lrlen;
         if (rtid)
             *rtid = lsrc;
         if (rtag)

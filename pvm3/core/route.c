@@ -122,6 +122,18 @@ int pvmi_routes_poll(void)
     return n;
 }
 
+/* pvm_precv's quick look (recv.c): the first route that polls tid alone
+ * receives its next message straight into rb's buffer if it can (route.h
+ * recv_bytes): 1 received, 0 nothing from tid there, -1 use poll_from. */
+int pvmi_routes_recv_bytes(int tid, struct pvm_recv_bytes *rb)
+{
+    for (int i = 0; i < nroutes; i++)
+        if (routes[i].ops->poll_from)
+            return routes[i].ops->recv_bytes ? routes[i].ops->recv_bytes(routes[i].ctx, tid, rb)
+                                             : -1;
+    return -1;
+}
+
 /* The route that polls tid alone (route.h poll_from): > 0 progress, 0
  * none, -1 none can (use pvmi_routes_poll). */
 int pvmi_routes_poll_from(int tid)
@@ -129,7 +141,12 @@ int pvmi_routes_poll_from(int tid)
     for (int i = 0; i < nroutes; i++) {
         if (!routes[i].ops->poll_from)
             continue;
-        int rc = routes[i].ops->poll_from(routes[i].ctx, tid);
+        /* a pvm_precv waiting for tid: its message straight in (sink.c) */
+        int rc = routes[i].ops->recv_bytes ? pvmi_sink_pull(routes[i].ops, routes[i].ctx, tid)
+                                           : -1;
+        if (rc >= 0)
+            return rc;
+        rc = routes[i].ops->poll_from(routes[i].ctx, tid);
         if (rc >= 0)
             return rc;
     }

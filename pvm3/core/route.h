@@ -26,6 +26,15 @@
 
 #define PVM_ROUTE_NOT_HERE 1   /* send_bytes: this route does not reach tid */
 
+/* What a waiting pvm_precv wants (recv_bytes below), and what it got. */
+struct pvm_recv_bytes {
+    int tag, msgctx, bytes_only;   /* tag -1: any; bytes_only: XDR is a copy too */
+    char *buf;
+    size_t cap;
+    int rtag;                      /* out: its tag, and its whole length */
+    size_t rlen;
+};
+
 struct pvm_route_ops {
     const char *name;
     /* Nonzero if this route carries user messages to tid right now.  No
@@ -43,6 +52,15 @@ struct pvm_route_ops {
      * delivered exactly as poll would, in the same order.  -1: not now
      * (the route cannot, or its own work is due): use poll. */
     int (*poll_from)(void *ctx, int tid);
+    /* Optional, with poll_from: for a pvm_precv waiting for tid's message
+     * (recv.c, sink.c), asked before poll_from.  If the next message from
+     * tid, in the order poll_from delivers them, is whole here, matches
+     * rb's tag (-1: any) and msgctx, and is raw (or XDR, when bytes_only),
+     * copy its first cap bytes to rb->buf, set rb->rtag and rb->rlen (its
+     * whole length) and return 1: it is received, not delivered.  0:
+     * nothing from tid is here.  -1: something else is, or not now: use
+     * poll_from.  Never waits; takes nothing else. */
+    int (*recv_bytes)(void *ctx, int tid, struct pvm_recv_bytes *rb);
     /* Fill up to max pollfds to block on; may lower *timeout_ms (ms until
      * the route needs poll() called, e.g. retransmissions).  Returns count. */
     int (*wait_fds)(void *ctx, struct pollfd *fds, int max, int *timeout_ms);

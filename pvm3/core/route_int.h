@@ -42,6 +42,11 @@ void pvmi_dwatch_stop(void);
 
 /* progress.c: poll tid's route alone (see there); -1: use pvmi_progress. */
 int pvmi_progress_from(int tid);
+/* ...in two steps, for pvm_precv's look that may receive straight into its
+ * buffer first: may the quick look be taken now (counts it)?  Then the
+ * poll itself, which pvmi_progress_from makes after the same question. */
+int pvmi_progress_quick(void);
+int pvmi_progress_poll_from(int tid);
 /* pvmi_progress for a receive that waits for tid (-1: any source): its
  * spin looks at tid's route alone most of the time (wait.c). */
 int pvmi_progress_for(int tid, int timeout_ms);
@@ -57,5 +62,11 @@ int pvmi_sink_take(int *src, int *tag);   /* 1: a message landed (its source, ta
 size_t pvmi_sink_total(void);        /* its payload length */
 void pvmi_sink_saw(const struct pmsg *m);   /* m was queued */
 void pvmi_sink_disarm(void);
+/* A route that receives straight into the buffer (route.h recv_bytes),
+ * asked while precv waits for tid: 1 landed, 0 nothing there, -1 poll. */
+int pvmi_sink_pull(const struct pvm_route_ops *ops, void *ctx, int tid);
+/* route.c: pvm_precv's look at tid's next message (route.h recv_bytes):
+ * 1 received (rb), 0 nothing from tid there, -1 use poll_from. */
+int pvmi_routes_recv_bytes(int tid, struct pvm_recv_bytes *rb);
 
 #endif /* PVM3_ROUTE_INT_H */

@@ -24,6 +24,7 @@ static struct {
     int done;             /* ...and it is complete */
     unsigned gen;         /* this arming; a route holds it while landing */
     int closed;           /* a matching message was queued: no landing */
+    struct pvm_recv_bytes rb;   /* the same wish, for a route's recv_bytes */
 } s;
 static unsigned generation;
 
@@ -38,6 +39,7 @@ void pvmi_sink_arm(int src, int tag, int ctx, int bytes_only, void *buf, size_t 
     s.bytes_only = bytes_only;
     s.buf = buf;
     s.cap = cap;
+    s.rb = (struct pvm_recv_bytes){ tag, ctx, bytes_only, buf, cap, 0, 0 };
 }
 
 int pvmi_sink_landing(void) { return s.armed && s.landing; }
@@ -145,6 +147,25 @@ int pvmi_sink_put(int src, int tag, int ctx, uint32_t encword, const void *data,
     memcpy(s.buf, data, len < s.cap ? len : s.cap);
     s.got = len;   /* what precv reports, even past its length */
     s.landing = 0;
+    s.done = 1;
+    pvmi_note_input();
+    return 1;
+}
+
+/* The route's recv_bytes lands a whole message under claim()'s rules
+ * (its own check of encoding and match: route.h), so only when claim
+ * could: armed, nothing landing or landed, no matching message queued
+ * (closed), and tid the source waited for. */
+int pvmi_sink_pull(const struct pvm_route_ops *ops, void *ctx, int tid)
+{
+    if (!s.armed || s.landing || s.done || s.closed || (s.src != -1 && s.src != tid))
+        return -1;
+    int rc = ops->recv_bytes(ctx, tid, &s.rb);
+    if (rc != 1)
+        return rc;
+    s.got = s.rb.rlen;
+    s.dsrc = tid;
+    s.dtag = s.rb.rtag;
     s.done = 1;
     pvmi_note_input();
     return 1;

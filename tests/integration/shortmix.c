@@ -4,7 +4,7 @@
  * records over shm, libam/shm/short.h): two tasks send each other, both
  * at once, a seeded random mix of sizes and ways, every message checked.
  *
- *   shortmix MASTER SEED N [ROUNDS [TURNS]]   (the peer is a spawned copy)
+ *   shortmix MASTER SEED N [ROUNDS [TURNS [CTXN]]]   (the peer is a spawned copy)
  *
  * A task's messages come from a generator seeded with SEED and its
  * side, so its peer knows what comes next: the kind (pvm_psend, or
@@ -20,10 +20,23 @@
  * XDR message is decoded from the queue), then takes X by its tag, and
  * the sides swap: the receiver waits while they arrive, with X, not wanted
  * yet, ahead of Y, which a receive that looks at one source's input first
- * (pvm3/core/progress.c, pvmi_progress_from) must queue.  Every word says
- * who sent it, the message and its place.  Exit 0 when both got
- * everything in order and intact; bounded by an alarm.
+ * (pvm3/core/progress.c, pvmi_progress_from) must queue.  In the turns
+ * some receives take less than the message (every 4th psend: half its
+ * length, the rest of the buffer must stay as it was and the length
+ * reported whole) or a packed message as bytes (every 3rd: pvm_precv of
+ * PVM_BYTE, XDR's words in network order), the cases where a short
+ * message is copied straight from the AM into the buffer (pvm3/core/sink.c,
+ * route.h recv_bytes, pvmam/short.c) must decline or cut.  Then CTXN
+ * (default 100) times the master sends two short messages with one tag,
+ * the first in another context: the peer waits for the second in its own
+ * context (so the first, ahead of it, must not be taken), then for the
+ * first in the other.  Every word says who sent it, the message and its
+ * place.  Exit 0 when both got everything in order and intact; bounded
+ * by an alarm.  Last, CTXN short messages one at a time, each the next in
+ * the receiver's input when it looks, every other one into half its
+ * length.
  */
+#include <arpa/inet.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +45,7 @@
 #include <pvm3.h>
 #include "guard.h"
 
-enum { TAG_REPORT = 0x6400, TAG_BASE = 0x6500 };
+enum { TAG_REPORT = 0x6400, TAG_BASE = 0x6500, TAG_CTX = 0x6600, TAG_CUT = 0x6700 };
 #define LIMIT_S 100
 #define MAXB (300 * 1024)
 enum { K_PSEND, K_XDR, K_RAW, K_INPLACE, NK };
@@ -88,17 +101,41 @@ static void send_one(int peer, struct msg m, int me, long i, unsigned char *b)
     CK(pvm_send(peer, m.tag));
 }
 
-/* Was what came (tag, len bytes in b) peer's i-th message m?  1 if not. */
-static int check(int peer, struct msg m, long i, const unsigned char *b, int tag, int len)
+/* The k-th byte of peer's i-th message as it arrives: packed XDR (K_XDR)
+ * and received as bytes (xdr), each int's bytes in network order. */
+static unsigned char byte_in(int peer, long i, int k, int xdr)
+{
+    if (!xdr)
+        return byte_of(peer, i, k);
+    unsigned char w[4];
+    for (int j = 0; j < 4; j++)
+        w[j] = byte_of(peer, i, (k & ~3) + j);
+    uint32_t v, be;
+    memcpy(&v, w, 4);
+    be = htonl(v);
+    return ((unsigned char *)&be)[k & 3];
+}
+
+/* Was what came (tag, len bytes in b, of which the first cap were
+ * written; xdr: see byte_in) peer's i-th message m?  1 if not. */
+static int check_cut(int peer, struct msg m, long i, const unsigned char *b, int tag, int len,
+                     int cap, int xdr)
 {
     int ok = tag == m.tag && len == m.bytes;
-    for (int k = 0; ok && k < m.bytes; k++)
-        ok = b[k] == byte_of(peer, i, k);
+    for (int k = 0; ok && k < m.bytes && k < cap; k++)
+        ok = b[k] == byte_in(peer, i, k, xdr);
+    for (int k = cap; ok && k < m.bytes; k++)
+        ok = b[k] == 0xa5;   /* past the receive's length: untouched */
     if (!ok)
         fprintf(stderr, "shortmix[t%x]: message %ld from t%x (kind %d, %d bytes, tag %x): "
                 "got tag %x, %d bytes%s\n", pvm_mytid(), i, peer, m.kind, m.bytes, m.tag, tag,
                 len, tag == m.tag && len == m.bytes ? ", wrong bytes" : "");
     return !ok;
+}
+
+static int check(int peer, struct msg m, long i, const unsigned char *b, int tag, int len)
+{
+    return check_cut(peer, m, i, b, tag, len, m.bytes, 0);
 }
 
 /* The next message from peer, which should be m (its i-th); 1 if not. */
@@ -117,15 +154,77 @@ static int take_one(int peer, struct msg m, long i, unsigned char *b)
     return check(peer, m, i, b, tag, len);
 }
 
-/* A turn's message from peer by its tag, m its i-th. */
+/* A turn's message from peer by its tag, m its i-th: every 4th psend
+ * into half its length, every 3rd packed one as bytes. */
 static int take_tagged(int peer, struct msg m, long i, unsigned char *b)
 {
     int tid, tag, len;
-    if (m.kind == K_PSEND)
+    if (m.kind == K_PSEND) {
+        int cap = i % 4 == 1 ? m.bytes / 2 : MAXB;
+        memset(b, 0xa5, (size_t)m.bytes);
+        CK(pvm_precv(peer, m.tag, b, cap, PVM_BYTE, &tid, &tag, &len));
+        return check_cut(peer, m, i, b, tag, len, cap, 0);
+    }
+    if (i % 3 == 0) {
         CK(pvm_precv(peer, m.tag, b, MAXB, PVM_BYTE, &tid, &tag, &len));
-    else
-        CK(pvm_precv(peer, m.tag, b, MAXB / 4, PVM_INT, &tid, &tag, &len));
+        return check_cut(peer, m, i, b, tag, len, m.bytes, m.kind == K_XDR);
+    }
+    CK(pvm_precv(peer, m.tag, b, MAXB / 4, PVM_INT, &tid, &tag, &len));
     return check(peer, m, i, b, tag, len);
+}
+
+/* The context part: n pairs from the master, the first of each in
+ * context c, the second in the default one, one tag; 0..16 bytes, so
+ * mostly short messages.  The peer takes the second first. */
+static int ctx_part(int master, int peer, int me, int c, int n, unsigned char *b)
+{
+    struct gen g = { (unsigned long long)c * 977u + 5 };
+    int bad = 0;
+    for (long j = 0; j < n && bad < 5; j++) {
+        struct msg a = { K_PSEND, (int)(rnd(&g) % 17), TAG_CTX };
+        struct msg d = { K_PSEND, (int)(rnd(&g) % 17), TAG_CTX };
+        long ia = 1000000 + 2 * j, id = ia + 1;
+        int tid, tag, len;
+        if (master) {
+            int old = pvm_setcontext(c);
+            send_one(peer, a, me, ia, b);
+            pvm_setcontext(old);
+            send_one(peer, d, me, id, b);
+            continue;
+        }
+        CK(pvm_precv(peer, TAG_CTX, b, MAXB, PVM_BYTE, &tid, &tag, &len));
+        bad += check(peer, d, id, b, tag, len);
+        int old = pvm_setcontext(c);
+        CK(pvm_precv(peer, TAG_CTX, b, MAXB, PVM_BYTE, &tid, &tag, &len));
+        pvm_setcontext(old);
+        bad += check(peer, a, ia, b, tag, len);
+    }
+    return bad;
+}
+
+/* The cut part: n short messages from the master, one at a time (the
+ * peer answers each), so each is the next in the peer's input when its
+ * pvm_precv looks (taken before any handler, route.h recv_bytes); every
+ * other one into half its length. */
+static int cut_part(int master, int peer, int me, int n, unsigned char *b)
+{
+    struct gen g = { (unsigned long long)n * 131u + 7 };
+    int bad = 0, tid, tag, len;
+    for (long j = 0; j < n; j++) {   /* to the end: the master waits for each answer */
+        struct msg m = { K_PSEND, (int)(rnd(&g) % 17), TAG_CUT };
+        long i = 2000000 + j;
+        if (master) {
+            send_one(peer, m, me, i, b);
+            CK(pvm_precv(peer, TAG_CUT + 1, b, 0, PVM_BYTE, &tid, &tag, &len));
+            continue;
+        }
+        int cap = j % 2 ? m.bytes / 2 : m.bytes;
+        memset(b, 0xa5, 16);
+        CK(pvm_precv(peer, TAG_CUT, b, cap, PVM_BYTE, &tid, &tag, &len));
+        bad += check_cut(peer, m, i, b, tag, len, cap, 0);
+        CK(pvm_psend(peer, TAG_CUT + 1, b, 0, PVM_BYTE));
+    }
+    return bad;
 }
 
 int main(int argc, char **argv)
@@ -133,7 +232,8 @@ int main(int argc, char **argv)
     int master = argc > 1 && !strcmp(argv[1], "MASTER");
     unsigned long long seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
     int n = argc > 3 ? atoi(argv[3]) : 500, rounds = argc > 4 ? atoi(argv[4]) : 4;
-    int turns = argc > 5 ? atoi(argv[5]) : 200;
+    int turns = argc > 5 ? atoi(argv[5]) : 200, ctxn = argc > 6 ? atoi(argv[6]) : 100;
+    int c = argc > 7 ? atoi(argv[7]) : 0;
     int me = pvm_mytid(), peer, bad = 0;
     guard_start("shortmix", LIMIT_S);
     if (me < 0)
@@ -142,12 +242,17 @@ int main(int argc, char **argv)
     if (!b)
         die("malloc", -1);
     if (master) {
-        char sa[24], na[16], ra[16], ta[16];
+        char sa[24], na[16], ra[16], ta[16], xa[16], ca[16];
+        c = pvm_newcontext();
+        if (c < 0)
+            die("pvm_newcontext", c);
         snprintf(sa, sizeof sa, "%llu", seed);
         snprintf(na, sizeof na, "%d", n);
         snprintf(ra, sizeof ra, "%d", rounds);
         snprintf(ta, sizeof ta, "%d", turns);
-        char *args[] = { "PEER", sa, na, ra, ta, NULL };
+        snprintf(xa, sizeof xa, "%d", ctxn);
+        snprintf(ca, sizeof ca, "%d", c);
+        char *args[] = { "PEER", sa, na, ra, ta, xa, ca, NULL };
         int got = pvm_spawn(argv[0], args, PvmTaskDefault, "", 1, &peer);
         if (got != 1)
             die("pvm_spawn", peer);
@@ -178,10 +283,15 @@ int main(int argc, char **argv)
             i_in += 2;
         }
     }
+    if (bad < 5)
+        bad += ctx_part(master, peer, me, c, ctxn, b);
+    if (bad < 5)
+        bad += cut_part(master, peer, me, ctxn, b);
     free(b);
     int pbad = guard_report(master, peer, TAG_REPORT, bad);   /* the master reports for both */
-    printf("shortmix: seed %llu, %d rounds of %d messages each way at once, %d turns: %d bad "
-           "here, %d at the peer\n", seed, rounds, n, turns, bad, pbad);
+    printf("shortmix: seed %llu, %d rounds of %d messages each way at once, %d turns, %d "
+           "pairs in two contexts, %d one at a time: %d bad here, %d at the peer\n", seed,
+           rounds, n, turns, ctxn, ctxn, bad, pbad);
     pvm_exit();
     return bad || pbad;
 }
