@@ -267,8 +267,9 @@ static int links_ready(int me)
 
 /* Connect to every larger tid: the mesh's pairs without CONN (appended to
  * conns as {l, idx}), the others with the per-link exchange.  One exit
- * watch for the mesh's links the pvmd must watch (not shm's: link.c,
- * pvmx_link_ended); the per-link ones ask their own. */
+ * watch request for the mesh's links the pvmd must watch per peer (udp's;
+ * shm and tcp links end by themselves, link.c self_watched) and one for
+ * the hosts of its tcp links; the per-link ones ask their own. */
 static int connect_all(int me, int *conns, int *nconns)
 {
     const struct entry *mine = entry_of(me);
@@ -303,6 +304,7 @@ static int connect_all(int me, int *conns, int *nconns)
     }
     if (pvmi_notify_exits(watch, nwatch, SYSCTX_TC, PVMAM_TAG_EXIT) < 0)
         pvmx_log("cannot ask the pvmd to watch the mesh's tasks");
+    pvmx_link_watch_hosts();
     return 0;
 }
 
@@ -339,6 +341,7 @@ static int accept_all(int me, const int *acc, int nacc, int *ref, int *nref)
     }
     if (pvmi_notify_exits(watch, nwatch, SYSCTX_TC, PVMAM_TAG_EXIT) < 0)
         pvmx_log("cannot ask the pvmd to watch the mesh's tasks");
+    pvmx_link_watch_hosts();
     return 0;
 }
 

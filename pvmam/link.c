@@ -247,22 +247,89 @@ int pvmx_link_connect(struct pvmx_peer *p)
  * CONN with SWITCH and holds S's AMs until READY (docs/link-setup.md,
  * "pvmam_init's mesh"). */
 
-/* The mesh's shm links are not watched by the pvmd: a watch per pair
- * made the pvmd keep 4,032 records at 64 tasks and send as many exit
- * notices, which cost the job more than all of its links' set-up
- * (docs/performance.md).  An shm peer's end is libam's word already:
- * its socket closes, or its pidfd says it exited, when it is gone, and
- * libam reads its rings to the end before it says so
- * (libam/tr_shm.c peer_event); then the link closes as on the notice. */
-static int shm_link(const struct pvmx_peer *p)
+/* The mesh's shm and tcp links are not watched by the pvmd per peer: a
+ * watch per pair made the pvmd keep 4,032 records at 64 tasks and send
+ * as many exit notices, which cost the job more than all of its links'
+ * set-up; and the pvmd passes a remote tid's watch on to that host's
+ * pvmd, about 49,000 messages between the pvmds at 256 tasks on 4 hosts,
+ * queued ahead of pvmam_init's DONE and GO (docs/performance.md).  The
+ * peer's end is libam's word already, after what it sent was read: shm's
+ * socket closes or its pidfd says it exited (libam/tr_shm.c peer_event);
+ * tcp's connection ends (EOF, or a reset) when the peer's process ends,
+ * however it ends, since the kernel closes its sockets (libam/tr_tcp.c
+ * read_in).  What a connection cannot say is that a remote host went
+ * silent (crashed, cable out) or was deleted while its tasks live on: one
+ * PvmHostDelete watch per remote host says that (watch_host).  udp (no
+ * connection: a dead peer is seen only when sent to, and only if its
+ * host answers with ICMP) and ucx keep the pvmd's watch per peer. */
+static int self_watched(const struct pvmx_peer *p)
 {
-    return p->ifc && !strcmp(am_transport_name(p->ifc), "shm");
+    const char *t = p->ifc ? am_transport_name(p->ifc) : "";
+    return !strcmp(t, "shm") || !strcmp(t, "tcp");
 }
 
 void pvmx_link_ended(struct pvmx_peer *p)
 {
     if (p->self_watch && p->ep)
         defer(&p->need_close);
+}
+
+/* Hosts (index = host part >> 18) whose deletion we asked the pvmd to
+ * tell us about (HOST_ASKED), or mean to (HOST_WANTED).  The pvmd keeps
+ * a host's record itself (no message to that host), and answers at once
+ * for a host that is gone already. */
+#define HOST_SHIFT 18
+#define NHOSTS ((PVMI_TIDHOST >> HOST_SHIFT) + 1)
+enum { HOST_NONE, HOST_WANTED, HOST_ASKED };
+static unsigned char host_watch[NHOSTS];
+
+static void watch_host(const struct pvmx_peer *p)
+{
+    int h = (p->tid & PVMI_TIDHOST) >> HOST_SHIFT;
+    /* a tcp link: our own host failing ends us too */
+    if (strcmp(am_transport_name(p->ifc), "tcp") ||
+        (p->tid & PVMI_TIDHOST) == (pvmx.mytid & PVMI_TIDHOST) || host_watch[h])
+        return;
+    host_watch[h] = HOST_WANTED;
+}
+
+void pvmx_link_watch_hosts(void)
+{
+    int v[NHOSTS], n = 0;
+    for (int h = 0; h < NHOSTS; h++)
+        if (host_watch[h] == HOST_WANTED)
+            v[n++] = h << HOST_SHIFT;
+    if (!n)
+        return;
+    if (pvmi_notify_hosts(v, n, SYSCTX_TC, PVMAM_TAG_HOSTDEL) < 0) {
+        pvmx_log("cannot ask the pvmd to watch %d hosts", n);
+        return;   /* still wanted: the next call asks again */
+    }
+    for (int i = 0; i < n; i++)
+        host_watch[v[i] >> HOST_SHIFT] = HOST_ASKED;
+}
+
+/* The pvmd says a host was deleted or failed: every link to a task there
+ * closes as on that task's exit notice (close_exited: what it sent is
+ * read first, at most PVMAM_TIMEOUT).  The host's slot may come back as
+ * another host: its links will ask again. */
+static void host_gone(int host)
+{
+    host &= PVMI_TIDHOST;
+    host_watch[host >> HOST_SHIFT] = HOST_NONE;
+    pvmx_log("the pvmd says host %x is gone: closing the links to its tasks", host);
+    for (int i = 0; i < pvmx_peer_count(); i++) {
+        struct pvmx_peer *p = pvmx_peer_at(i);
+        if (p->ep && (p->tid & PVMI_TIDHOST) == host)
+            defer(&p->need_close);
+    }
+}
+
+static void set_self_watch(struct pvmx_peer *p)
+{
+    p->self_watch = self_watched(p);
+    if (p->self_watch)
+        watch_host(p);
 }
 
 int pvmx_link_mesh_connect(struct pvmx_peer *p)
@@ -277,7 +344,7 @@ int pvmx_link_mesh_connect(struct pvmx_peer *p)
         return give_up(p, "connect", rc), PvmSysErr;
     pvmx_link_set(p, PVMX_S_CONNECTING);
     p->mesh = 1;
-    p->self_watch = shm_link(p);
+    set_self_watch(p);
     int idx = 0;
     while (idx < pvmx.nifc && pvmx.ifc[idx] != p->ifc)
         idx++;
@@ -303,7 +370,7 @@ int pvmx_link_mesh_accept(struct pvmx_peer *p, const char *addr)
     pvmx_link_set(p, PVMX_L_ACCEPTED);
     pvmx_link_set(p, PVMX_OPEN);
     p->mesh = 1;   /* kept: a CONN from S later means S fell back */
-    p->self_watch = shm_link(p);
+    set_self_watch(p);
     pvmx_log("accepted t%x at %s (mesh)", p->tid, addr);
     return 0;
 }
@@ -419,6 +486,13 @@ int pvmx_ctrl_filter(struct pmsg *m)
             p = pvmx_peer_find(tid);
         if (p && p->ep)
             defer(&p->need_close);
+        pmsg_free(m);
+        return 1;
+    }
+    if (m->tag == PVMAM_TAG_HOSTDEL) {   /* from the pvmd: {host} is gone */
+        int host = 0;
+        if (pvmx.on && pvmx_ctrl_unpack(m, &host, 1, NULL, 0) >= 0)
+            host_gone(host);
         pmsg_free(m);
         return 1;
     }

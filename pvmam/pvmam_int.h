@@ -109,7 +109,8 @@ struct pvmx_peer {
     int mesh;             /* mark: pvmam_init's mesh opened it without CONN
                              (S: until GO; L: for good, link.c) */
     int self_watch;       /* mark: libam's end of its endpoint, not the
-                             pvmd's notice, closes the link (link.c) */
+                             pvmd's exit notice, closes the link; over tcp
+                             its host's deletion too (link.c) */
     am_endpoint_t *ep;
     am_interface_t *ifc;  /* ep's interface: the transport the link uses */
     /* Its published address list (addrs.c), or after its CONN the one
@@ -201,8 +202,9 @@ am_interface_t *pvmx_ifc_next(const struct pvmx_peer *p, int *i, char *addr);
 #define PVMAM_TAG_EXIT    ((int)0x80a3000a)   /* from the pvmd: {tid} has exited */
 #define PVMAM_TAG_CONNS   ((int)0x80a3000b)   /* pvmam_init: whom a task connected to */
 #define PVMAM_TAG_ACCEPTS ((int)0x80a3000c)   /* pvmam_init: whom a task must accept */
+#define PVMAM_TAG_HOSTDEL ((int)0x80a3000d)   /* from the pvmd: {host} deleted or failed */
 #define PVMAM_IS_CTRL(m) ((m)->ctx == SYSCTX_TC && (m)->tag >= PVMAM_TAG_REQ && \
-                          (m)->tag <= PVMAM_TAG_ACCEPTS)
+                          (m)->tag <= PVMAM_TAG_HOSTDEL)
 #define PVMAM_IS_INIT(tag) (((tag) >= PVMAM_TAG_HELLO && (tag) <= PVMAM_TAG_GO) || \
                             (tag) == PVMAM_TAG_CONNS || (tag) == PVMAM_TAG_ACCEPTS)
 
@@ -242,6 +244,9 @@ void pvmx_link_mesh_fallback(struct pvmx_peer *p);
 /* libam declared p's endpoint dead: a link that the pvmd does not watch
  * closes now (once what it sent is read). */
 void pvmx_link_ended(struct pvmx_peer *p);
+/* Ask the pvmd, in one request, to watch the hosts of the self-watched
+ * tcp links made since the last call (one record per host, link.c). */
+void pvmx_link_watch_hosts(void);
 /* route.h's settle: a first big send to tid waits briefly for its link. */
 int pvmx_settle(void *ctx, int tid, size_t len);
 /* Control message tag to dst over the daemon route: ints, then a counted

@@ -160,6 +160,11 @@ int pvmi_task_connected(int tid);
 int pvmi_notify_exit(int tid, int ctx, int tag);
 /* The same for n tids in one request (the pvmd still keeps one record each). */
 int pvmi_notify_exits(const int *tids, int n, int ctx, int tag);
+/* Ask for {host} in (ctx, tag) when any of n hosts (tids of them, their
+ * host part counts) is deleted or fails: the pvmd keeps these records
+ * itself, where a remote task's exit watch is passed on to its host's
+ * pvmd (docs/link-setup.md, "When a peer exits"). */
+int pvmi_notify_hosts(const int *hosts, int n, int ctx, int tag);
 int pvmi_get_str(struct pmsg *m, char *s, size_t max);
 /* ...and back: PvmBadMsg unless it fits in max with its '\0'. */
 int pvmi_get_counted(struct pmsg *m, char *s, size_t max);

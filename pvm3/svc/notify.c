@@ -66,3 +66,8 @@ int pvmi_notify_exits(const int *tids, int n, int ctx, int tag)
 {
     return n > 0 ? send_notify(PvmTaskExit, ctx, tag, n, tids, n) : 0;
 }
+
+int pvmi_notify_hosts(const int *hosts, int n, int ctx, int tag)
+{
+    return n > 0 ? send_notify(PvmHostDelete, ctx, tag, n, hosts, n) : 0;
+}

@@ -5,13 +5,17 @@
  *     hostfail MASTER quick "<command that fails the last host>" 0
  *     hostfail MASTER split "<partition command>" "<heal command>"
  * The master spawns two workers on every host, opens the AM mesh with
- * pvmam_init, asks the pvmd to notify it of host deletion and task exits,
+ * pvmam_init (before any user message: every link is the mesh's), asks the pvmd to notify it of host deletion and task exits,
  * and checks an all-to-all among all workers.  Then the last host fails:
  *   down:  the command runs (pvmd SIGTERM or SIGKILL, cable out, ...); the
  *          master sends to the lost workers every 50 ms until a send fails
  *          (PvmNoTask or PvmHostFail), bounded by 2 x PVMAM_TIMEOUT + 5 s,
- *          and waits for PvmHostDelete when need-hostdel is 1; the workers
- *          of the other hosts then run the all-to-all again, losing nothing.
+ *          and waits for PvmHostDelete when need-hostdel is 1 or 2 (2: the
+ *          workers ignore SIGTERM and live on when their pvmd goes, and a
+ *          worker of the first host probes a lost one the same way: its
+ *          sends must fail by 0.5 s after its own PvmHostDelete); the
+ *          workers of the other hosts then run the all-to-all again,
+ *          losing nothing.
  *   quick: the command runs and the master exits at once, leaving the
  *          pvmd's news of the failure unread until pvm_exit reads it.
  *   split: the host is cut off, the master sends its workers a burst of
@@ -37,6 +41,7 @@
 #define T_QUIT 6
 #define T_HOSTDEL 7
 #define T_EXIT 8
+#define T_PROBE 9
 #define ROUNDS 20
 
 static int fails;
@@ -89,15 +94,51 @@ static int all_to_all(const int *tid, int n, int me)
     return bad;
 }
 
-static void worker(void)
+/* A worker's probe of a lost worker over their mesh link (the master's
+ * links to the workers may have opened on demand, pvmd-watched): send to
+ * it every 50 ms until a send fails, and ask the pvmd for its host's
+ * deletion (answered at once if it is gone).  ms: when each came, in ms
+ * from the start, -1 if not within 10 s. */
+static void probe(int lost, int ms[2])
 {
-    int parent = pvm_parent(), n, tid[MAXW];
+    double t0 = now(), t_fail = -1, t_del = -1;
+    pvm_notify(PvmHostDelete, T_HOSTDEL, 1, &lost);
+    while (now() - t0 < 10 && (t_fail < 0 || t_del < 0)) {
+        if (t_fail < 0) {
+            pvm_initsend(PvmDataDefault);
+            pvm_pkint(&lost, 1, 1);
+            if (pvm_send(lost, T_ECHO) < 0)
+                t_fail = now() - t0;
+        }
+        struct timeval tmo = { 0, 50000 };
+        if (t_del < 0 && pvm_trecv(-1, T_HOSTDEL, &tmo) > 0)
+            t_del = now() - t0;
+        else if (t_del >= 0)
+            usleep(50000);
+    }
+    ms[0] = t_fail < 0 ? -1 : (int)(t_fail * 1000);
+    ms[1] = t_del < 0 ? -1 : (int)(t_del * 1000);
+}
+
+/* n workers: pvmam_init before any user message, so every link of the
+ * job, the master's too, opens as the mesh (pvmam/init.c): its tcp links
+ * are watched by their connections and one host watch per host. */
+static void worker(int n, int hold)
+{
+    int parent = pvm_parent(), tid[MAXW];
+    if (hold)   /* live on when our pvmd goes (it sends SIGTERM): links stay open */
+        signal(SIGTERM, SIG_IGN);
+    pvmam_init(n + 1);
     pvm_recv(parent, T_SETUP);
     pvm_upkint(&n, 1, 1);
     pvm_upkint(tid, n, 1);
-    pvmam_init(n + 1);
     for (;;) {
         int bufid = pvm_recv(parent, -1), bytes, tag, src;
+        if (bufid < 0) {   /* our pvmd is gone */
+            while (hold)
+                pause();   /* until the test's end kills us */
+            break;
+        }
         pvm_bufinfo(bufid, &bytes, &tag, &src);
         if (tag == T_QUIT)
             break;
@@ -112,6 +153,13 @@ static void worker(void)
             pvm_initsend(PvmDataDefault);
             pvm_pkint(&bad, 1, 1);
             pvm_send(parent, T_DONE);
+        } else if (tag == T_PROBE) {   /* {tid}: send to it until a send fails */
+            int lost, ms[2];
+            pvm_upkint(&lost, 1, 1);
+            probe(lost, ms);
+            pvm_initsend(PvmDataDefault);
+            pvm_pkint(ms, 2, 1);
+            pvm_send(parent, T_PROBE);
         } else if (tag == T_ECHO) {   /* ints, back as they came */
             static int v[1024];
             int nv = bytes / 4 < 1024 ? bytes / 4 : 1024;
@@ -152,10 +200,11 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 5 || strcmp(argv[1], "MASTER")) {
-        worker();
+        worker(argc > 2 ? atoi(argv[2]) : 0, argc > 3 && !strcmp(argv[3], "hold"));
         return 0;
     }
     int split = !strcmp(argv[2], "split"), quick = !strcmp(argv[2], "quick");
+    int hold = !split && !quick && atoi(argv[4]) == 2;
     const char *cmd = argv[3];
     struct pvmhostinfo *hi;
     int nhost, narch, n = 0, tid[MAXW], hostof[MAXW];
@@ -165,23 +214,25 @@ int main(int argc, char **argv)
         return 1;
     }
     int hosttid[8], victim_host = hi[nhost - 1].hi_tid;
+    char nw[16];
+    snprintf(nw, sizeof nw, "%d", 2 * (nhost < 8 ? nhost : 8));
     for (int h = 0; h < nhost && h < 8; h++) {
         hosttid[h] = hi[h].hi_tid;
         for (int k = 0; k < 2; k++) {
-            int rc = pvm_spawn(argv[0], (char *[]){ "worker", NULL }, PvmTaskHost, hi[h].hi_name,
-                               1, &tid[n]);
+            char *wargv[] = { "worker", nw, hold ? "hold" : NULL, NULL };
+            int rc = pvm_spawn(argv[0], wargv, PvmTaskHost, hi[h].hi_name, 1, &tid[n]);
             CHECK(rc == 1, "spawn on %s", hi[h].hi_name);
             if (rc != 1)
                 return 1;
             hostof[n++] = h;
         }
     }
+    int rc = pvmam_init(n + 1);
+    CHECK(rc == 0, "pvmam_init: %d", rc);
     pvm_initsend(PvmDataDefault);
     pvm_pkint(&n, 1, 1);
     pvm_pkint(tid, n, 1);
     pvm_mcast(tid, n, T_SETUP);
-    int rc = pvmam_init(n + 1);
-    CHECK(rc == 0, "pvmam_init: %d", rc);
     pvm_notify(PvmHostDelete, T_HOSTDEL, nhost < 8 ? nhost : 8, hosttid);
     pvm_notify(PvmTaskExit, T_EXIT, n, tid);
     round_of(tid, n, "before the failure, all hosts");
@@ -289,6 +340,23 @@ int main(int argc, char **argv)
               "sends to the lost host did not fail within %.0f s (last %d)", bound, send_rc);
         if (need_hostdel)
             CHECK(t_del >= 0, "no PvmHostDelete within %.0f s", bound);
+        /* 2: the lost tasks live on, their connections open: only the
+         * pvmd's word closes the links to them, as soon as it comes; a
+         * worker's (a mesh link, pvmam/link.c watch_host) is checked */
+        if (need_hostdel == 2 && nlive > 0 && nlost > 0) {
+            int ms[2] = { -1, -1 };
+            struct timeval tmo = { 15, 0 };
+            pvm_initsend(PvmDataDefault);
+            pvm_pkint(&lost[nlost - 1], 1, 1);
+            pvm_send(live[0], T_PROBE);
+            if (pvm_trecv(live[0], T_PROBE, &tmo) > 0)
+                pvm_upkint(ms, 2, 1);
+            printf("worker t%x to t%x: a send failed after %d ms, PvmHostDelete after %d ms\n",
+                   live[0], lost[nlost - 1], ms[0], ms[1]);
+            CHECK(ms[0] >= 0 && ms[1] >= 0 && ms[0] <= ms[1] + 500,
+                  "a worker's sends to the lost host failed at %d ms, its PvmHostDelete came "
+                  "at %d ms", ms[0], ms[1]);
+        }
         round_of(live, nlive, "after the failure, surviving hosts");
     }
     for (int k = 0; k < n; k++) {

@@ -38,6 +38,11 @@ for tr in tcp udp; do
     # crashed: silent first (no RST, no ICMP), then every process killed
     scenario $tr down "$drop && kill -KILL \$(ip netns pids %NS%)" 0
 done
+# stopped while its tasks live on (2: they ignore the pvmd's SIGTERM):
+# their tcp connections stay open, so only the pvmd's PvmHostDelete,
+# asked once per host, closes the links to them (pvmam/link.c
+# watch_host): sends fail as soon as it comes, not a PVMAM_TIMEOUT later
+scenario tcp down "kill -TERM %PVMD%" 2
 # cable out: pvmd and tasks alive but unreachable
 scenario udp down "ip -n %SW% link set p3 down" 0
 # stopped, then silent, and the master exits right away: the pvmd said the
