@@ -25,8 +25,7 @@ START_TEST(echo_both_ways)
     const uint32_t m = 3000;
     for (uint32_t i = 0; i < m; i++) {
         echo_send(ifc, buf, n + i, 8 + (size_t)rand() % (max < 65536 ? max - 7 : 65536));
-        for (int k = 0; k < 3000 && echoed < n + i + 1; k++)
-            am_wait(ifc, 10);
+        WAIT_WHILE(ifc, WAIT_SECS, echoed < n + i + 1);
     }
     ck_assert_uint_eq(echoed, n + m);
     ck_assert_uint_eq(echo_errors, 0);
@@ -62,8 +61,7 @@ START_TEST(small_echoes_round_the_short_limit)
                               (unsigned long long)took, (unsigned long long)want);
             }
             if (n % 3 == 0)   /* now and then a ping-pong, else a few in flight */
-                for (int k = 0; k < 3000 && echoed < n + 1; k++)
-                    am_wait(ifc, 10);
+                WAIT_WHILE(ifc, WAIT_SECS, echoed < n + 1);
         }
     echo_drain(ifc, n);
     ck_assert_uint_eq(echo_errors, 0);
@@ -113,8 +111,7 @@ START_TEST(echo_big_peer_forked_after_init)
     echo_drain(ifc, n);
     for (uint32_t i = 0; i < 20; i++) {   /* ping-pong of the largest size */
         echo_send(ifc, buf, n + i, max);
-        for (int k = 0; k < 3000 && echoed < n + i + 1; k++)
-            am_wait(ifc, 10);
+        WAIT_WHILE(ifc, WAIT_SECS, echoed < n + i + 1);
     }
     ck_assert_uint_eq(echoed, n + 20);
     ck_assert_uint_eq(echo_errors, 0);
@@ -201,15 +198,14 @@ START_TEST(stream_both_ways_at_once)
     child_streams = 0;
     int rc = sink_stream(ifc, 2, n, 3);
     ck_assert_msg(rc == AM_OK, "stream: %s", am_strerror(rc));
-    for (int k = 0; k < 3000 && sink_got < (uint32_t)n; k++)
-        am_wait(ifc, 10);
+    WAIT_WHILE(ifc, WAIT_SECS, sink_got < (uint32_t)n);
     ck_assert_uint_eq(sink_got, n);
     ck_assert_uint_eq(sink_errors, 0);
     /* the child may still wait for our (blank) replies: serve it until it
      * reports, which it does once its own stream is through */
     ck_assert_int_eq(write(p.to[1], "x", 1), 1);
     int reported = 0;
-    for (int k = 0; k < 3000 && !reported; k++) {
+    for (uint64_t end = test_now_ms() + WAIT_SECS * 1000u; !reported && test_now_ms() < end;) {
         am_wait(ifc, 10);
         fd_set fs;
         struct timeval tv = { 0, 0 };
@@ -245,13 +241,12 @@ START_TEST(small_requests_both_ways_in_order)
     child_streams = 0;
     int rc = sink_stream(ifc, 2, n, 9);
     ck_assert_msg(rc == AM_OK, "stream: %s", am_strerror(rc));
-    for (int k = 0; k < 3000 && sink_got < (uint32_t)n; k++)
-        am_wait(ifc, 10);
+    WAIT_WHILE(ifc, WAIT_SECS, sink_got < (uint32_t)n);
     ck_assert_uint_eq(sink_got, n);
     ck_assert_uint_eq(sink_errors, 0);
     ck_assert_int_eq(write(p.to[1], "x", 1), 1);
     int reported = 0;
-    for (int k = 0; k < 3000 && !reported; k++) {
+    for (uint64_t end = test_now_ms() + WAIT_SECS * 1000u; !reported && test_now_ms() < end;) {
         am_wait(ifc, 10);
         fd_set fs;
         struct timeval tv = { 0, 0 };

@@ -201,7 +201,7 @@ void child_limit(unsigned secs)
     alarm(secs);
 }
 
-static uint64_t mono_ms(void)
+uint64_t test_now_ms(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -212,7 +212,7 @@ static uint64_t mono_ms(void)
  * children do with their signals (a library may block or catch SIGALRM). */
 void reap_all_within(const pid_t *pid, int n, int secs, int *st)
 {
-    uint64_t end = mono_ms() + (uint64_t)secs * 1000u;
+    uint64_t end = test_now_ms() + (uint64_t)secs * 1000u;
     int left = n;
     for (int i = 0; i < n; i++)
         st[i] = -2;
@@ -228,7 +228,7 @@ void reap_all_within(const pid_t *pid, int n, int secs, int *st)
             else
                 st[i] = -2;
         }
-        if (!left || mono_ms() >= end)
+        if (!left || test_now_ms() >= end)
             break;
         poll(NULL, 0, 10);
     }
@@ -250,10 +250,10 @@ int reap_within(pid_t pid, int secs)
 
 int read_within(int fd, void *buf, size_t n, int secs)
 {
-    uint64_t end = mono_ms() + (uint64_t)secs * 1000u;
+    uint64_t end = test_now_ms() + (uint64_t)secs * 1000u;
     size_t got = 0;
     while (got < n) {
-        uint64_t now = mono_ms();
+        uint64_t now = test_now_ms();
         if (now >= end)
             return -1;
         struct pollfd pf = { .fd = fd, .events = POLLIN };
@@ -444,8 +444,7 @@ uint64_t stream_to(am_interface_t *ifc, int h, int n, unsigned seed)
         bytes += len;
         ck_assert_msg(rc == AM_OK, "request %d: %s", i, am_strerror(rc));
     }
-    for (int k = 0; k < 3000 && am_outstanding(ifc); k++)
-        am_wait(ifc, 10);
+    WAIT_WHILE(ifc, WAIT_SECS, am_outstanding(ifc));
     ck_assert_uint_eq(am_outstanding(ifc), 0);
     ck_assert_uint_eq(acks, (uint32_t)n);
     ck_assert_uint_eq(ack_errors, 0);
@@ -481,8 +480,7 @@ int sink_stream(am_interface_t *ifc, int32_t tid, int n, unsigned seed)
         memcpy(buf, w, 8);
         rc = am_request(ifc, tid, h_sink, buf, len);
     }
-    for (int k = 0; k < 3000 && rc == AM_OK && am_outstanding(ifc); k++)
-        am_wait(ifc, 10);
+    WAIT_WHILE(ifc, WAIT_SECS, rc == AM_OK && am_outstanding(ifc));
     if (rc == AM_OK && am_outstanding(ifc))
         rc = AM_ERR_TIMEOUT;
     free(buf);
@@ -515,8 +513,7 @@ void echo_send(am_interface_t *ifc, unsigned char *buf, uint32_t seq, size_t len
 /* Bounded: every request answered, n echoes back so far. */
 void echo_drain(am_interface_t *ifc, uint32_t n)
 {
-    for (int k = 0; k < 3000 && am_outstanding(ifc); k++)
-        am_wait(ifc, 10);
+    WAIT_WHILE(ifc, WAIT_SECS, am_outstanding(ifc));
     ck_assert_uint_eq(am_outstanding(ifc), 0);
     ck_assert_uint_eq(echoed, n);
 }

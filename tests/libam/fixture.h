@@ -68,6 +68,20 @@ int read_within(int fd, void *buf, size_t n, int secs);
 
 /* the peer process's limit (within the case's 120 s, test_am.c) */
 #define PEER_SECS 100
+/* Waits are bounded in time, not in am_wait calls: one returns as soon as
+ * it handled an AM, so 3000 calls could pass in 0.1 s while the peer (a
+ * slower process: the sanitizers, a loaded machine) still had much to
+ * send; "for (k < 3000 && sink_got < n) am_wait(10)" failed so under ASan. */
+#define WAIT_SECS 30
+uint64_t test_now_ms(void);   /* the monotonic clock */
+/* Serve ifc while cond holds, at most secs seconds. */
+#define WAIT_WHILE(ifc, secs, cond) \
+    do { \
+        uint64_t wait_end_ = test_now_ms() + (uint64_t)(secs) * 1000u; \
+        while ((cond) && test_now_ms() < wait_end_) \
+            am_wait((ifc), 10); \
+    } while (0)
+
 
 struct am_config small_cfg(void);
 /* A child process connected as task 2; the parent's interface returned.
