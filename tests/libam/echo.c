@@ -181,6 +181,36 @@ START_TEST(lent_payload_survives_reuse)
 }
 END_TEST
 
+/* Both tasks stream n sink requests at each other at once (the child's
+ * with seed 5, ours with seed); once ours are all answered and the
+ * child's all in, the child is told to stop and served until it
+ * reports: it may still wait for our (blank) replies, and reports once
+ * its own stream is through.  The caller collects the report. */
+static am_interface_t *both_ways(struct peer *p, int n, unsigned seed)
+{
+    sink_got = sink_errors = 0;
+    child_streams = n;
+    am_interface_t *ifc = start_pair(p, small_cfg());
+    child_streams = 0;
+    int rc = sink_stream(ifc, 2, n, seed);
+    ck_assert_msg(rc == AM_OK, "stream: %s", am_strerror(rc));
+    WAIT_WHILE(ifc, WAIT_SECS, sink_got < (uint32_t)n);
+    ck_assert_uint_eq(sink_got, n);
+    ck_assert_uint_eq(sink_errors, 0);
+    ck_assert_int_eq(write(p->to[1], "x", 1), 1);
+    int reported = 0;
+    for (uint64_t end = test_now_ms() + WAIT_SECS * 1000u; !reported && test_now_ms() < end;) {
+        am_wait(ifc, 10);
+        fd_set fs;
+        struct timeval tv = { 0, 0 };
+        FD_ZERO(&fs);
+        FD_SET(p->from[0], &fs);
+        reported = select(p->from[0] + 1, &fs, NULL, NULL, &tv) > 0;
+    }
+    ck_assert_msg(reported, "the child did not finish its stream");
+    return ifc;
+}
+
 /* Both tasks stream big requests at each other at once, before either
  * waits for anything: each send that waits (for a free request instance,
  * for room in a ring or socket, for the peer's copy) must keep taking in
@@ -192,28 +222,7 @@ START_TEST(stream_both_ways_at_once)
 {
     const int n = 8000;
     struct peer p;
-    sink_got = sink_errors = 0;
-    child_streams = n;
-    am_interface_t *ifc = start_pair(&p, small_cfg());
-    child_streams = 0;
-    int rc = sink_stream(ifc, 2, n, 3);
-    ck_assert_msg(rc == AM_OK, "stream: %s", am_strerror(rc));
-    WAIT_WHILE(ifc, WAIT_SECS, sink_got < (uint32_t)n);
-    ck_assert_uint_eq(sink_got, n);
-    ck_assert_uint_eq(sink_errors, 0);
-    /* the child may still wait for our (blank) replies: serve it until it
-     * reports, which it does once its own stream is through */
-    ck_assert_int_eq(write(p.to[1], "x", 1), 1);
-    int reported = 0;
-    for (uint64_t end = test_now_ms() + WAIT_SECS * 1000u; !reported && test_now_ms() < end;) {
-        am_wait(ifc, 10);
-        fd_set fs;
-        struct timeval tv = { 0, 0 };
-        FD_ZERO(&fs);
-        FD_SET(p.from[0], &fs);
-        reported = select(p.from[0] + 1, &fs, NULL, NULL, &tv) > 0;
-    }
-    ck_assert_msg(reported, "the child did not finish its stream");
+    am_interface_t *ifc = both_ways(&p, n, 3);
     uint64_t res[NRES];
     collect_pair(&p, res);
     ck_assert_uint_eq(res[9], 0);   /* the child's stream: AM_OK */
@@ -234,27 +243,8 @@ START_TEST(small_requests_both_ways_in_order)
 {
     const int n = 20000;
     struct peer p;
-    sink_got = sink_errors = 0;
-    child_streams = n;
     sink_small = 1;
-    am_interface_t *ifc = start_pair(&p, small_cfg());
-    child_streams = 0;
-    int rc = sink_stream(ifc, 2, n, 9);
-    ck_assert_msg(rc == AM_OK, "stream: %s", am_strerror(rc));
-    WAIT_WHILE(ifc, WAIT_SECS, sink_got < (uint32_t)n);
-    ck_assert_uint_eq(sink_got, n);
-    ck_assert_uint_eq(sink_errors, 0);
-    ck_assert_int_eq(write(p.to[1], "x", 1), 1);
-    int reported = 0;
-    for (uint64_t end = test_now_ms() + WAIT_SECS * 1000u; !reported && test_now_ms() < end;) {
-        am_wait(ifc, 10);
-        fd_set fs;
-        struct timeval tv = { 0, 0 };
-        FD_ZERO(&fs);
-        FD_SET(p.from[0], &fs);
-        reported = select(p.from[0] + 1, &fs, NULL, NULL, &tv) > 0;
-    }
-    ck_assert_msg(reported, "the child did not finish its stream");
+    am_interface_t *ifc = both_ways(&p, n, 9);
     struct am_stats st;
     am_interface_stats(ifc, &st);
     if (reliable)
