@@ -58,18 +58,20 @@ static int apart(const void *x, const void *y, size_t bytes)
     return a + bytes <= b || b + bytes <= a;
 }
 
-/* The sum of the types sum4 has: the items it did, 0 for the others. */
-static int sum_fast(int t, void *x, void *y, int n)
+/* The first items of the sum, four at a time, for the types sum4 has
+ * and arrays that do not overlap: *x and *y move past them; returns how
+ * many are left for the plain loop. */
+static int sum_fast(int t, void **x, void **y, int n)
 {
-    if (n <= 0)
-        return 0;
-    switch (t) {
-    case PVM_DOUBLE: return apart(x, y, sizeof(double) * (size_t)n) ? sum4_double(x, y, n) : 0;
-    case PVM_FLOAT: return apart(x, y, sizeof(float) * (size_t)n) ? sum4_float(x, y, n) : 0;
-    case PVM_INT: return apart(x, y, sizeof(int) * (size_t)n) ? sum4_int(x, y, n) : 0;
-    case PVM_LONG: return apart(x, y, sizeof(long) * (size_t)n) ? sum4_long(x, y, n) : 0;
-    default: return 0;
-    }
+    size_t es = t == PVM_DOUBLE ? sizeof(double) : t == PVM_FLOAT ? sizeof(float)
+              : t == PVM_INT ? sizeof(int) : t == PVM_LONG ? sizeof(long) : 0;
+    if (!es || n <= 0 || !apart(*x, *y, es * (size_t)n))
+        return n;
+    int done = t == PVM_DOUBLE ? sum4_double(*x, *y, n) : t == PVM_FLOAT ? sum4_float(*x, *y, n)
+             : t == PVM_INT ? sum4_int(*x, *y, n) : sum4_long(*x, *y, n);
+    *x = (char *)*x + es * (size_t)done;
+    *y = (char *)*y + es * (size_t)done;
+    return n - done;
 }
 
 static void apply(enum op op, int t, void *x, void *y, int n, int *info)
@@ -95,14 +97,7 @@ static void apply(enum op op, int t, void *x, void *y, int n, int *info)
         }
         return;
     case OP_SUM:
-        if (t == PVM_DOUBLE || t == PVM_FLOAT || t == PVM_INT || t == PVM_LONG) {
-            int done = sum_fast(t, x, y, n);   /* then the loop below does the rest */
-            size_t es = t == PVM_DOUBLE ? sizeof(double) : t == PVM_FLOAT ? sizeof(float)
-                      : t == PVM_INT ? sizeof(int) : sizeof(long);
-            x = (char *)x + es * (size_t)done;
-            y = (char *)y + es * (size_t)done;
-            n -= done;
-        }
+        n = sum_fast(t, &x, &y, n);   /* then the loop below does the rest */
         switch (t) {
         REAL_CASES(ADDOP)
         case PVM_CPLX: { n *= 2; LOOP(float, a[i] += b[i]); break; }
