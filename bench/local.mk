@@ -139,6 +139,9 @@ bench_startup_startup_am_CPPFLAGS = -DSTARTUP_AM -I$(top_srcdir)/pvmam
 bench_startup_startup_am_LDADD = libpvm3am.la
 bench_startup_startup_am_LDFLAGS = -no-install
 EXTRA_DIST += bench/startup/run.sh
+# The kernel's share of one shm link (its socket, segment, pidfds), alone.
+noinst_PROGRAMS += bench/startup/linkcost
+bench_startup_linkcost_SOURCES = bench/startup/linkcost.c
 
 .PHONY: bench-startup
 bench-startup: bench/startup/startup_stock bench/startup/startup_am

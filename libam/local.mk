@@ -26,14 +26,18 @@ libam_la_SOURCES += libam/conn_park.h libam/conn_park.c libam/shm/shm.h libam/sh
 	libam/shm/ring.c libam/shm/segment.c libam/shm/copy.c
 # the ucx transport's other files (libam/ucx/ucx.h lists them), with it
 LIBAM_UCX_FILES = libam/ucx/ucx.h libam/ucx/worker.c libam/ucx/endpoint.c libam/ucx/recv.c \
-	libam/ucx/addr.c
+	libam/ucx/addr.c libam/ucx/dl.h libam/ucx/dl.c
 if HAVE_UCX
 libam_la_SOURCES += $(LIBAM_UCX_FILES)
 endif
 nodist_libam_la_SOURCES = libam/tr_table.c
 # libam.so exports the API of libam/am.h (am_*) and nothing else.
 libam_la_CFLAGS = $(AM_CFLAGS) $(LIB_CFLAGS) $(UCX_CFLAGS)
-libam_la_LIBADD = $(UCX_LIBS)
+# UCX itself is opened with dlopen (libam/ucx/dl.h): not linked
+libam_la_LIBADD =
+if HAVE_UCX
+libam_la_LIBADD += -ldl
+endif
 libam_la_LDFLAGS = -version-info 0:0:0 -Wl,--version-script=$(srcdir)/libam/libam.map
 EXTRA_libam_la_DEPENDENCIES = libam/libam.map
 EXTRA_DIST += libam/libam.map libam/tr_ucx.c $(LIBAM_UCX_FILES)

@@ -16,11 +16,12 @@
 #define SHM_SOCK_PREFIX "pvmam-"   /* abstract AF_UNIX name: this + the address */
 #define LINE 128   /* two 64-byte lines: the adjacent-line prefetcher fetches pairs */
 #define SEG_MAGIC 0x414d5348u   /* "AMSH" */
-#define SEG_VERSION 7   /* 2: the hello carries the secret; 3: stamped records;
+#define SEG_VERSION 8   /* 2: the hello carries the secret; 3: stamped records;
                            4: ring 0 in the header's page; 5: host-order AM headers;
                            6: records carry an ack, a ring may start over, and a
                               BIG_CMA's consumer may ask its producer to help copy;
-                           7: REC_SHORT, a small AM in one line */
+                           7: REC_SHORT, a small AM in one line;
+                           8: ring.started */
 #define RING_MIN ((uint64_t)64 << 10)
 #define RING_MAX ((uint64_t)64 << 20)
 /* Payloads up to this are copied through the ring; bigger ones go by
@@ -37,6 +38,10 @@ enum { BIG_CMA = 1, BIG_STREAM };
  * one cache line per small AM, the one the producer wrote it into. */
 struct ring {
     _Alignas(LINE) uint32_t prod_waiting;   /* producer sleeps until tail or done move */
+    uint32_t started;                    /* producer: a record was published (set once,
+                                            before the first stamp): until then the
+                                            connector's consumer leaves the ring's
+                                            pages alone (ring.h, ring_pending) */
     _Alignas(LINE) uint64_t tail;        /* consumer: bytes it is done with */
     uint64_t done;                       /* consumer: last BIG_CMA seq copied */
     uint64_t copying;                    /* consumer: the BIG_CMA seq it copies now */

@@ -25,7 +25,8 @@ void amx_shm_rings(struct ring_tx *tx, struct ring_rx *rx, char *base, uint64_t 
     *tx = (struct ring_tx){ .q = &g->ring[connector ? 0 : 1], .R = R, .salt = salt,
                             .data = base + DATA_OFF + (connector ? 0 : R) };
     *rx = (struct ring_rx){ .q = &g->ring[connector ? 1 : 0], .R = R, .salt = salt,
-                            .data = base + DATA_OFF + (connector ? R : 0) };
+                            .data = base + DATA_OFF + (connector ? R : 0),
+                            .idle = connector };   /* ring 0 is in the header's page anyway */
 }
 
 /* Room for a record with `size` body bytes, contiguous (a PAD fills the
@@ -43,6 +44,8 @@ char *amx_shm_ring_reserve(struct ring_tx *tx, uint64_t size, uint64_t ack)
     tx->claimed = 1;
     if (pad) {   /* published at once: the consumer may skip it now */
         struct rec *at = (struct rec *)(tx->data + off);
+        if (!tx->head)
+            STORE(&tx->q->started, 1);   /* as ring_publish */
         at->kind = REC_PAD;
         at->size = (uint32_t)(pad - sizeof *at);
         at->ack = ack;

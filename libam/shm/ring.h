@@ -41,6 +41,7 @@ struct ring_rx {
     uint64_t base;               /* where the producer last started over */
     uint64_t released;           /* let go up to here: tail, and our records' ack */
     int pinned;                  /* handlers running on a record in the ring */
+    int idle;                    /* look at q->started, not at the ring, until it is set */
 };
 
 /* libam/shm/ring.c */
@@ -51,9 +52,18 @@ char *amx_shm_ring_reserve(struct ring_tx *tx, uint64_t size, uint64_t ack);
 uint64_t amx_shm_ring_need(struct ring_tx *tx, uint64_t size);
 
 /* The record the peer published at pos, or NULL: where pos says, or at
- * the first line if the peer started the ring over (struct rec). */
+ * the first line if the peer started the ring over (struct rec).  A ring
+ * whose producer never published (idle: the connector's inbound ring,
+ * which lies outside the header's page) is not read at all: reading its
+ * first line would give the segment a page in each idle link of
+ * pvmam_init's mesh (a fault, a page allocated and cleared, 4 KiB kept). */
 static inline __attribute__((always_inline)) struct rec *ring_pending(struct ring_rx *rx)
 {
+    if (__builtin_expect(rx->idle, 0)) {
+        if (!LOAD_ACQ(&rx->q->started))
+            return NULL;
+        rx->idle = 0;
+    }
     uint64_t want = rx->pos ^ rx->salt;
     struct rec *at = (struct rec *)(rx->data + ((rx->pos - rx->base) & (rx->R - 1)));
     if (LOAD_ACQ(&at->stamp) == want)
@@ -135,6 +145,8 @@ static inline void ring_publish(struct ring_tx *tx, char *at, uint32_t kind, uin
 {
     struct rec *r = (struct rec *)at;
     tx->claimed = 0;
+    if (__builtin_expect(!tx->head, 0))
+        STORE(&tx->q->started, 1);   /* ordered before the stamp by its release */
     r->kind = kind;
     r->size = (uint32_t)size;
     r->ack = ack;

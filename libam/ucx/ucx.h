@@ -8,6 +8,7 @@
  *   libam/ucx/recv.c       receiving: on_am, the rendezvous fetches, the
  *                          queue handed to amx_input, early AMs, dead peers
  *   libam/ucx/addr.c       the printable address, made and read
+ *   libam/ucx/dl.c         UCX itself, loaded with dlopen (dl.h)
  * Calls go from tr_ucx.c down to the others, from worker.c and endpoint.c
  * to recv.c and addr.c, never back up: no circle of files.
  */
@@ -20,6 +21,7 @@
 #include <unistd.h>
 #include <ucp/api/ucp.h>
 #include "am_int.h"
+#include "dl.h"   /* UCX through pointers, loaded at the first interface */
 
 #define UCX_AM_ID 7                     /* our ucp AM handler id */
 #define WIRE_HDR (AMX_HDR + 8)          /* AM header + sender id */

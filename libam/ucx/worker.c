@@ -30,7 +30,7 @@ int amx_ucx_init(am_interface_t *ifc)
     if (amx_key_new(&u->id) < 0 || amx_self_ip(ifc->cfg.bind_host, &ip) < 0)
         goto fail;
     rc = AM_ERR_NOTSUP;
-    if (ucp_config_read(NULL, NULL, &cfg) != UCS_OK)
+    if (amx_ucx_load() < 0 || ucp_config_read(NULL, NULL, &cfg) != UCS_OK)
         goto fail;
     /* UCX's own messages (UCX_LOG_LEVEL, default "warn") would reach the
      * program's stderr whenever a peer has just gone, which libam reports

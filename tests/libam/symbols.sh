@@ -34,6 +34,15 @@ else
     echo "ok: every global name in libam.a is am_* or amx_*"
 fi
 
+# UCX is opened when the first ucx interface is made (libam/ucx/dl.h), not
+# linked: loading its libraries cost every process, ucx or not, about 1 ms
+# of CPU (docs/performance.md, "a profile of the mesh's set-up")
+if readelf -d "$LIB/libam.so" | grep -q 'NEEDED.*libuc[pstm]'; then
+    echo "FAIL: libam.so loads UCX at start-up:"; readelf -d "$LIB/libam.so" | grep NEEDED; rc=1
+else
+    echo "ok: libam.so does not load UCX at start-up"
+fi
+
 cat > "$W/list.c" <<'C'
 #include <stdio.h>
 #include "am.h"
@@ -49,8 +58,8 @@ int main(void)
     return 0;
 }
 C
-# what libam.a needs besides libc: UCX when the ucx transport is built
-# (libam.pc's Libs.private)
+# what libam.a needs besides libc (libam.pc's Libs.private: -ldl, with
+# which the ucx transport opens UCX)
 extra=$(sed -n 's/^Libs.private: *//p' "$top_builddir/libam/libam.pc")
 if ! $CC $CFLAGS -I"$top_srcdir/libam" -o "$W/list" "$W/list.c" "$LIB/libam.a" $extra > "$W/cc.log" 2>&1; then
     echo "FAIL: cannot link against libam.a:"; cat "$W/cc.log"; exit 1
