@@ -424,17 +424,10 @@ static int wait_out(am_interface_t *ifc, am_endpoint_t *ep, int what, uint64_t n
         shm_recv(ifc);
         amx_wait_hook(ifc);
         uint64_t now = amx_now_us();
-        if (!spin_end)   /* am_config.wait says how to spin, as in tr_tcp.c's write */
-            spin_end = now + (ifc->cfg.wait == AM_WAIT_BLOCK ? 0 : WAIT_SPIN_US);
-        if (ep->dead)
+        if (!spin_end)
+            spin_end = now + WAIT_SPIN_US;
+        if (now < spin_end || ep->dead)
             continue;
-        if (now < spin_end) {
-            /* The peer that must make room or copy may be waiting for
-             * this very core (tasks outnumbering cores): give it away */
-            if (ifc->cfg.wait == AM_WAIT_YIELD)
-                sched_yield();
-            continue;
-        }
         /* The peer runs and copies our payload now: it is done in a
          * moment, and waking us would cost more than the copy's rest.
          * Give the core away meanwhile if told to (tasks outnumbering
