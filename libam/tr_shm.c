@@ -53,7 +53,7 @@
 #include "shm/shm.h"
 #include "shm/short.h"
 
-#define WAIT_SPIN_US 30      /* a sender waiting for its peer spins (yielding) this long, then sleeps */
+#define WAIT_SPIN_US 30      /* a sender waiting for its peer spins this long, then sleeps */
 #define COPY_SPIN_US 20000   /* ...or this long while its peer is copying its payload */
 #define RX_BATCH 64          /* records per ring per poll: callers stay responsive */
 
