@@ -6,10 +6,22 @@
 #include "ring.h"
 
 /* Ring sizes that never fill with small AMs under the depth window:
- * depth requests and depth replies each way, and room to wrap. */
+ * depth requests and depth replies each way, and room to wrap; and whose
+ * half (the medium limit, tr_shm.c fits_now) takes a MEDIUM_MIN payload.
+ * A payload over that limit goes by descriptor and its sender waits for
+ * the receiver's copy: with more tasks than cores, 256 KiB messages from
+ * one root to several receivers then waited for each receiver to be
+ * scheduled in turn (docs/performance.md, 256 KiB collectives).  Pages
+ * of the segment are only touched as records reach them, and an emptied
+ * ring starts over at its first line (tr_shm.h), so small traffic keeps
+ * to the first pages whatever the size. */
+#define MEDIUM_MIN ((uint64_t)256 << 10)
+
 uint64_t amx_shm_ring_size_for(unsigned depth)
 {
     uint64_t need = (uint64_t)(2 * depth + 4) * REC_LEN(AMX_HDR + INLINE_MAX);
+    if (need < 2 * REC_LEN(AMX_HDR + MEDIUM_MIN))
+        need = 2 * REC_LEN(AMX_HDR + MEDIUM_MIN);
     uint64_t r = RING_MIN;
     while (r < need)
         r <<= 1;

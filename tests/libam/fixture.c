@@ -459,9 +459,9 @@ void stream(am_interface_t *ifc, int n, unsigned seed) { stream_to(ifc, h_data, 
 /* n sink requests to tid, all sent before anything else is waited for,
  * then every one answered: AM_OK or the first error (no ck_assert: the
  * child runs this too).  The sizes fill the shm ring exactly: with the
- * default depth it is 512 KiB, and a record takes its payload + 56 bytes
- * (AM header 32, record header 24) rounded up to 64, so 65480 bytes are an
- * eighth of it and 131016 a quarter; then bigger than half (by descriptor)
+ * default depth it is 1 MiB (libam/shm/ring.c), and a record takes its
+ * payload + 56 bytes (AM header 32, record header 24) rounded up to 64, so
+ * 65480 bytes are a sixteenth of it and 131016 an eighth; then bigger than half (by descriptor)
  * and small ones among them.  Clipped to what the transport carries. */
 int sink_stream(am_interface_t *ifc, int32_t tid, int n, unsigned seed)
 {

@@ -11,6 +11,7 @@
  *                worker of its own), wrong secrets
  *   ring.c       three tasks sending big AMs round a ring
  *   park.c       connections claimed late, and more at once than a backlog
+ *   waits.c      a shm sender and a receiver that does not run (256 KiB)
  */
 #ifndef TEST_AM_FIXTURE_H
 #define TEST_AM_FIXTURE_H
@@ -111,5 +112,6 @@ void death_tests(TCase *tc);
 void hostile_tests(TCase *tc);
 void ring_tests(TCase *tc);
 void park_tests(TCase *tc);
+void waits_tests(TCase *tc);
 
 #endif

@@ -36,6 +36,7 @@ int main(int argc, char **argv)
     death_tests(tc);        /* hostile.c */
     hostile_tests(tc);      /* hostile.c */
     park_tests(tc);         /* park.c: tcp and shm */
+    waits_tests(tc);        /* waits.c: shm only */
     suite_add_tcase(s, tc);
     /* its own case: a hang here fails in 60 s (CK_RUN_CASE=both_ways runs it alone) */
     TCase *tb = tcase_create("both_ways");

@@ -40,7 +40,8 @@ static const uint32_t small_edges[] = {
 };
 static const uint32_t mid_edges[] = {
     256 * KiB - 32, 256 * KiB,   /* HELP_MIN (libam/shm/copy.c): both ends copy */
-    512 * KiB,                   /* the shm ring at the default depth 8 */
+    512 * KiB - 64,              /* half the shm ring at depth 8 (libam/shm/ring.c): the
+                                    biggest message copied into it (AM and fragment headers) */
     65443 + 7 * 65471,           /* a full AM window (depth 8) of udp fragments */
     MiB, MiB + 32,               /* tcp default payload (libam/tr_tcp.c): 1 MiB + 64 */
 };

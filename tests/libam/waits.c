@@ -1,0 +1,79 @@
+/*
+ * waits.c - libam tests (fixture.h): a shm sender and a receiver that
+ * does not run.  With more tasks than cores a receiver is often not
+ * running when a message for it is sent; up to 256 KiB the sender must
+ * go on, its payload copied into the ring (libam/shm/ring.c, sizing).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "fixture.h"
+
+/* One sink request (fixture.c, on_sink: number i and checksum first). */
+static int sink_one(am_interface_t *ifc, unsigned char *buf, uint32_t i, size_t len)
+{
+    uint32_t w[2] = { i, test_sum32(buf + 8, len - 8) };
+    memcpy(buf, w, 8);
+    return am_request(ifc, 2, h_sink, buf, len);
+}
+
+static pid_t stopped;
+static void cont_child(int sig)
+{
+    (void)sig;
+    kill(stopped, SIGCONT);
+}
+
+/* A 256 KiB message to a stopped receiver: copied into the ring, so the
+ * send returns at once.  It went by descriptor before (more than half
+ * the 512 KiB ring), and the sender waited for the receiver's copy: a
+ * root sending it to several receivers on a crowded machine waited for
+ * each to be scheduled in turn.  The receiver is let go after 3 s (an
+ * alarm), so a send that waits for it takes 3 s. */
+START_TEST(shm_256k_to_a_stopped_receiver_goes_on)
+{
+    struct peer p;
+    am_interface_t *ifc = start_pair(&p, small_cfg());
+    size_t len = (size_t)256 << 10;
+    ck_assert_uint_ge(am_max_payload(ifc), len);
+    unsigned char *buf = malloc(len);
+    ck_assert_ptr_nonnull(buf);
+    for (size_t j = 0; j < len; j++)
+        buf[j] = (unsigned char)(j * 7 + 1);
+    ck_assert_int_eq(sink_one(ifc, buf, 0, 64), AM_OK);   /* the link is up */
+    WAIT_WHILE(ifc, WAIT_SECS, am_outstanding(ifc));
+    stopped = p.pid;
+    struct sigaction sa = { .sa_handler = cont_child }, old;
+    sigemptyset(&sa.sa_mask);
+    ck_assert_int_eq(sigaction(SIGALRM, &sa, &old), 0);
+    ck_assert_int_eq(kill(p.pid, SIGSTOP), 0);
+    alarm(3);
+    uint64_t t0 = test_now_ms();
+    int rc = sink_one(ifc, buf, 1, len);
+    uint64_t took = test_now_ms() - t0;
+    alarm(0);
+    kill(p.pid, SIGCONT);
+    sigaction(SIGALRM, &old, NULL);
+    ck_assert_int_eq(rc, AM_OK);
+    WAIT_WHILE(ifc, WAIT_SECS, am_outstanding(ifc));
+    uint64_t res[NRES];
+    stop_pair(&p, res);
+    fprintf(stderr, "waits (shm): a 256 KiB send to a stopped receiver took %llu ms\n",
+            (unsigned long long)took);
+    ck_assert_uint_eq(res[7], 2);   /* both arrived, */
+    ck_assert_uint_eq(res[8], 0);   /* whole and in order */
+    ck_assert_msg(took < 1000, "the send waited %llu ms for the receiver",
+                  (unsigned long long)took);
+    free(buf);
+    am_shutdown(ifc);
+}
+END_TEST
+
+void waits_tests(TCase *tc)
+{
+    if (!shm)
+        return;
+    tcase_add_test(tc, shm_256k_to_a_stopped_receiver_goes_on);
+}
