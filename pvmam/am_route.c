@@ -331,6 +331,26 @@ static void r_flush(void *ctx)
              pvmx.cfg.timeout_ms);
 }
 
+/* At exit, under PVMAM_VERBOSE: whole messages a peer sent over AM that
+ * are still held for its SWITCH or READY (which never came: a peer that
+ * died right after sending it, its last daemon-route message lost with
+ * it), or one half received, are dropped with the peer table; say so, for
+ * a user (or tests/torture) looking for a message that never arrived. */
+static void say_undelivered(void)
+{
+    for (int i = 0; i < pvmx_peer_count(); i++) {
+        struct pvmx_peer *p = pvmx_peer_at(i);
+        int held = 0;
+        for (const struct pmsg *m = p->hold.head; m; m = m->qnext)
+            held++;
+        if (held || p->rbusy)
+            pvmx_log("exit: from t%x (link %s) %d message(s) still held for its %s%s: dropped",
+                     p->tid, pvmx_link_table[p->link].name, held,
+                     pvmx.mytid < p->tid ? "SWITCH" : "READY",
+                     p->rbusy ? ", and one half received" : "");
+    }
+}
+
 static void r_exit(void *ctx)
 {
     (void)ctx;
@@ -349,6 +369,8 @@ static void r_exit(void *ctx)
                   (unsigned long long)s.retransmits, (unsigned long long)s.duplicates,
                   (unsigned long long)s.drops, (unsigned long long)s.auth_drops);
     }
+    if (pvmx.cfg.verbose)
+        say_undelivered();
     pvmx_link_close_exited();
     stop_ifcs();   /* each flushes what is in flight, bounded */
     for (int i = 0; i < pvmx_peer_count(); i++)

@@ -14,6 +14,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 #include <pvm3.h>
+#include "../../pvmam/pvmam.h"
 #include "shape.h"
 #include "torture.h"
 
@@ -170,6 +171,26 @@ static int recv_one(double wait)
     return 1;
 }
 
+/* torture_stock has no pvmam: the weak reference is NULL there. */
+extern int pvmam_stats(int tid, struct pvmam_stats *out) __attribute__((weak));
+
+/* For a stall: what pvmam knows of src's messages to us, so the report
+ * tells whether a missing one never arrived (nothing over AM or via the
+ * pvmd), arrived over AM but was not delivered (held for the sender's
+ * SWITCH or READY while its link was opening), or went astray above. */
+static void link_note(int src, char *buf, size_t size)
+{
+    struct pvmam_stats st;
+    buf[0] = '\0';
+    if (!pvmam_stats || pvmam_stats(tids[src], &st) < 0)
+        return;
+    snprintf(buf, size, "; pvmam: %llu over AM, %llu via the pvmd from it, link %s%s%s, "
+             "%llu drops", (unsigned long long)st.am_msgs_recv,
+             (unsigned long long)st.pvmd_msgs_recv, st.transport[0] ? st.transport : "none",
+             st.peers_am ? " (AM)" : "", st.peers_opening ? " (still opening)" : "",
+             (unsigned long long)st.drops);
+}
+
 /* Until `cnt` messages came from src, or src went away by design. */
 static void wait_for(int src, int cnt)
 {
@@ -178,8 +199,10 @@ static void wait_for(int src, int cnt)
         if (exited[src] && shape_gone(&s, src) && t - gone_at[src] > GRACE)
             return;
         if (t - last_progress > stall) {
-            fail("stalled %.0f s waiting for w%d: got %d of its %d messages (w%d %s)", stall, src,
-                 pos[src], cnt, src, exited[src] ? "has exited" : "still runs");
+            char note[200];
+            link_note(src, note, sizeof note);
+            fail("stalled %.0f s waiting for w%d: got %d of its %d messages (w%d %s)%s", stall,
+                 src, pos[src], cnt, src, exited[src] ? "has exited" : "still runs", note);
             finish();
         }
         recv_one(exited[src] ? 0.05 : 0.5);
