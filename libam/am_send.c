@@ -56,7 +56,7 @@ static int keep_room(char **copy, size_t *copy_cap, size_t len, struct amx_slot 
 static inline int put_small(am_interface_t *ifc, am_endpoint_t *ep, struct amx_hdr *h,
                             const struct iovec *iov, int n)
 {
-    if (!ifc->reliable || h->len > AMX_PACK_MAX || !ifc->tr->put_small)
+    if (!ifc->reliable || h->len > AMX_PUT_MAX || !ifc->tr->put_small)
         return AMX_PUT_LATER;
     h->key = ep->key;
     return ifc->tr->put_small(ifc, ep, h, iov, n);

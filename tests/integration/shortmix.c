@@ -9,8 +9,11 @@
  * A task's messages come from a generator seeded with SEED and its
  * side, so its peer knows what comes next: the kind (pvm_psend, or
  * pvm_send packed XDR, raw or in place), the size (mostly around the
- * limits: a one-line short AM, 0..16 bytes; the short path's end,
- * PVMX_SHORT = 224; fragments up to a few hundred KiB), and the tag
+ * limits: a one-line short AM, 0..16 bytes; where libam's shm reader
+ * stops copying a small AM out, AMX_PACK_MAX = 256 with the 8-byte short
+ * header; the short path's end, PVMX_SHORT = 504, which is also where
+ * shm's put_small ends, AMX_PUT_MAX = 512; fragments up to a few hundred
+ * KiB), and the tag
  * (random, so that a message overtaking another shows as a wrong tag).
  * Each round both send all N, then receive all N (pvm_precv with any tag
  * for a psend, so a queued packed message would come instead; pvm_recv
@@ -65,10 +68,12 @@ static struct msg next_msg(struct gen *g)
     struct msg m;
     unsigned r = rnd(g) % 100;
     m.kind = (int)(rnd(g) % NK);
-    if (r < 45)
+    if (r < 40)
         m.bytes = (int)(rnd(g) % 17);              /* one line or just past it */
+    else if (r < 52)
+        m.bytes = 230 + (int)(rnd(g) % 40);        /* AMX_PACK_MAX: copied out or read in place */
     else if (r < 70)
-        m.bytes = 200 + (int)(rnd(g) % 50);        /* the short path's end */
+        m.bytes = 480 + (int)(rnd(g) % 50);        /* the short path's end, and put_small's */
     else if (r < 90)
         m.bytes = (int)(rnd(g) % 4096);
     else

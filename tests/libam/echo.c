@@ -232,7 +232,7 @@ START_TEST(stream_both_ways_at_once)
 }
 END_TEST
 
-/* Small requests both ways at once, every size from 8 to 299 bytes in
+/* Small requests both ways at once, every size from 8 to 599 bytes in
  * turn, windows full: over ucx some go by UCX's short path at once
  * (tr_ucx.c's ucx_put_small), some are copied and left to UCX
  * (send_small), replies and blank replies cross them.  A reliable
