@@ -75,8 +75,7 @@ struct amx_hdr {
 _Static_assert(sizeof(struct amx_hdr) == AMX_HDR, "a host-order header is the struct itself");
 
 /* A request instance on the sending side. */
-struct amx_slot {
-    int busy;
+struct amx_slot {   /* busy: its bit in the endpoint's `busy` */
     uint32_t seq;
     uint64_t deadline_us;   /* unreliable only; 0 until the next timer run */
     unsigned timeout_us;
@@ -117,6 +116,7 @@ struct am_endpoint {
     /* sender */
     uint32_t next_seq;
     unsigned inflight;
+    uint64_t busy;                 /* bit i: slot[i] is in flight (a free one without a scan) */
     struct amx_slot *slot;         /* cfg.depth of them, after the endpoint */
     /* receiver */
     uint32_t expect_seq;
@@ -129,6 +129,12 @@ struct am_endpoint {
     uint64_t owe_deadline_us;      /* 0 until the next timer run */
     struct am_stats st;
 };
+
+/* Is request instance i of ep in flight? */
+static inline int amx_slot_busy(const am_endpoint_t *ep, unsigned i)
+{
+    return (int)(ep->busy >> i) & 1;
+}
 
 struct am_token {
     am_interface_t *ifc;
