@@ -742,8 +742,11 @@ static int shm_put_small(am_interface_t *ifc, am_endpoint_t *ep, const struct am
         return AMX_PUT_LATER;
     char *d = at + sizeof(struct rec) + AMX_HDR;
     memcpy(at + sizeof(struct rec), h, AMX_HDR);
-    for (int i = 0; i < n; i++) {
-        copy_small(d, iov[i].iov_base, iov[i].iov_len);
+    for (int i = 0; i < n; i++) {   /* a few words inline, more by the library's copy */
+        if (iov[i].iov_len <= 64)
+            copy_small(d, iov[i].iov_base, iov[i].iov_len);
+        else
+            memcpy(d, iov[i].iov_base, iov[i].iov_len);
         d += iov[i].iov_len;
     }
     commit(ifc, ep, at, REC_AM, size);
