@@ -717,26 +717,15 @@ static int shm_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
     return send_done(ifc, ep, rc);
 }
 
-/* A small AM (am_send.c's put_small) written straight into the ring:
- * up to SHORT_MAX payload bytes as one REC_SHORT line, else the header as
- * it is in memory (host_order), then the payload.  Only
- * when it fits now without a pad: waiting for room may run handlers,
- * whose own sends must queue behind this one, and shm_send does that. */
-static int shm_put_small(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h,
-                         const struct iovec *iov, int n)
+/* shm_put_small's REC_AM: the header as it is in memory (host_order),
+ * then the payload.  Apart, so that the one-line case makes no call and
+ * saves no registers. */
+static __attribute__((noinline)) int put_am(am_interface_t *ifc, am_endpoint_t *ep,
+                                            const struct amx_hdr *h, const struct iovec *iov,
+                                            int n)
 {
     struct shm_ep *e = ep->tp;
     uint64_t size = AMX_HDR + (uint64_t)h->len;
-    /* a send under way first: it may be waiting, and its record goes first */
-    if (__builtin_expect(ep->dead || !e->base || e->fd < 0 || e->sending || e->outq, 0))
-        return AMX_PUT_LATER;
-    if (h->len <= SHORT_MAX) {   /* one line (libam/shm/short.h) */
-        char *at = ring_reserve_flat(&e->tx, SHORT_HDR + (uint64_t)h->len);
-        if (!at)
-            return AMX_PUT_LATER;
-        commit(ifc, ep, at, REC_SHORT, shm_short_put(at, h, iov, n));
-        return ep->dead ? AM_ERR_DEAD : AM_OK;
-    }
     char *at = ring_reserve_flat(&e->tx, size);
     if (!at)
         return AMX_PUT_LATER;
@@ -750,6 +739,27 @@ static int shm_put_small(am_interface_t *ifc, am_endpoint_t *ep, const struct am
         d += iov[i].iov_len;
     }
     commit(ifc, ep, at, REC_AM, size);
+    return ep->dead ? AM_ERR_DEAD : AM_OK;
+}
+
+/* A small AM (am_send.c's put_small) written straight into the ring:
+ * up to SHORT_MAX payload bytes as one REC_SHORT line, else a REC_AM
+ * (put_am).  Only when it fits now without a pad: waiting for room may
+ * run handlers, whose own sends must queue behind this one, and shm_send
+ * does that. */
+static int shm_put_small(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h,
+                         const struct iovec *iov, int n)
+{
+    struct shm_ep *e = ep->tp;
+    /* a send under way first: it may be waiting, and its record goes first */
+    if (__builtin_expect(ep->dead || !e->base || e->fd < 0 || e->sending || e->outq, 0))
+        return AMX_PUT_LATER;
+    if (h->len > SHORT_MAX)
+        return put_am(ifc, ep, h, iov, n);
+    char *at = ring_reserve_flat(&e->tx, SHORT_HDR + (uint64_t)h->len);   /* one line */
+    if (!at)
+        return AMX_PUT_LATER;
+    commit(ifc, ep, at, REC_SHORT, shm_short_put(at, h, iov, n));
     return ep->dead ? AM_ERR_DEAD : AM_OK;
 }
 
