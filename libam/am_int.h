@@ -54,7 +54,7 @@
 #define AMX_F_ACKNOW 0x2   /* header flag: pay owed blank replies once handled */
 #define AMX_MAX_DEPTH 64
 #define AMX_PACK_MAX 256   /* payloads up to this go out copied behind the header */
-#define AMX_PUT_MAX 512    /* put_small takes payloads up to this */
+#define AMX_PUT_MAX 4096   /* put_small takes payloads up to this */
 #define AMX_PUT_LATER 1    /* put_small: use send instead (struct am_transport_ops) */
 #define AMX_ADDRLEN 1000   /* a transport's printable address, NUL included (ucx: long) */
 #define AMX_HOSTLEN 64     /* am_hostname's text: a host's name or address */

@@ -11,8 +11,8 @@
  * pvm_send packed XDR, raw or in place), the size (mostly around the
  * limits: a one-line short AM, 0..16 bytes; where libam's shm reader
  * stops copying a small AM out, AMX_PACK_MAX = 256 with the 8-byte short
- * header; the short path's end, PVMX_SHORT = 504, which is also where
- * shm's put_small ends, AMX_PUT_MAX = 512; fragments up to a few hundred
+ * header; the short path's end, PVMX_SHORT = 4088, which is also where
+ * shm's put_small ends, AMX_PUT_MAX = 4096; fragments up to a few hundred
  * KiB), and the tag
  * (random, so that a message overtaking another shows as a wrong tag).
  * Each round both send all N, then receive all N (pvm_precv with any tag
@@ -73,7 +73,7 @@ static struct msg next_msg(struct gen *g)
     else if (r < 52)
         m.bytes = 230 + (int)(rnd(g) % 40);        /* AMX_PACK_MAX: copied out or read in place */
     else if (r < 70)
-        m.bytes = 480 + (int)(rnd(g) % 50);        /* the short path's end, and put_small's */
+        m.bytes = 4060 + (int)(rnd(g) % 50);       /* the short path's end, and put_small's */
     else if (r < 90)
         m.bytes = (int)(rnd(g) % 4096);
     else
@@ -222,7 +222,7 @@ static int cut_part(int master, int peer, int me, int n, unsigned char *b)
     for (long j = 0; j < n; j++) {   /* to the end: the master waits for each answer */
         unsigned r = rnd(&g);
         int bytes = r % 2 ? (int)(rnd(&g) % 17)
-                  : (r >> 1) % 2 ? 230 + (int)(rnd(&g) % 40) : 480 + (int)(rnd(&g) % 60);
+                  : (r >> 1) % 2 ? 230 + (int)(rnd(&g) % 40) : 4060 + (int)(rnd(&g) % 60);
         struct msg m = { K_PSEND, bytes, TAG_CUT };
         long i = 2000000 + j;
         if (master) {

@@ -233,7 +233,7 @@ START_TEST(stream_both_ways_at_once)
 }
 END_TEST
 
-/* Small requests both ways at once, every size from 8 to 599 bytes in
+/* Small requests both ways at once, every size from 8 to 4199 bytes in
  * turn, windows full: over ucx some go by UCX's short path at once
  * (tr_ucx.c's ucx_put_small), some are copied and left to UCX
  * (send_small), replies and blank replies cross them.  A reliable
@@ -270,7 +270,7 @@ void echo_tests(TCase *tc)
 
 /* am_take_ep (what a waiting pvm_precv does first, docs/architecture.md,
  * "Taken before any handler"): the child streams small requests, every
- * size from 8 to 599 bytes in turn (over shm one-line REC_SHORTs, REC_AMs
+ * size from 8 to 4199 bytes in turn (over shm one-line REC_SHORTs, REC_AMs
  * copied out and read in place, the end of put_small, AMX_PUT_MAX), and
  * the parent offers each next one to a taker, which declines every third
  * offer, and polls when the transport says so.  The taker checks order

@@ -46,7 +46,7 @@ int count_fds(void);
 /* Both ways at once: the child streams this many sink requests to the
  * parent as soon as it is connected (0: it only serves). */
 extern int child_streams;
-/* Set: sink_stream sends small requests, 8 to 599 bytes, each size in
+/* Set: sink_stream sends small requests, 8 to 4199 bytes, each size in
  * turn (across a transport's short limit, AMX_PACK_MAX and AMX_PUT_MAX);
  * else big ones. */
 extern int sink_small;
