@@ -229,7 +229,7 @@ struct am_transport_ops {
     /* Optional, for transports that call placers: am_placement_discard. */
     void (*placement_discard)(am_endpoint_t *ep);
     /* Optional, host_order transports only: one whole small AM (header h,
-     * with the key set, and payload pieces of h->len <= AMX_PACK_MAX bytes
+     * with the key set, and payload pieces of h->len <= AMX_PUT_MAX bytes
      * in all) written straight into the transport's own memory, in one
      * call: saves staging it and the generic send.  Returns AM_OK, an
      * error, or AMX_PUT_LATER: not now (no room without waiting, a send

@@ -23,6 +23,9 @@
  * back at once; one up to INLINE_MAX is copied in and handled in place,
  * and so is a medium one (up to half of the ring) when the ring has room
  * for it now.  A bigger one goes by descriptor or in chunks (copy.c).
+ * One up to AMX_PUT_MAX is written in one call (shm_put_small), and a
+ * waiting receiver may take the next REC_SHORT or REC_AM request straight
+ * from the ring before any handler (shm_take_ep).
  * Everything read from the segment is the other process's word: copied
  * before use and bounds-checked, and a ring that breaks the rules makes
  * its peer dead.
