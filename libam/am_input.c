@@ -176,7 +176,7 @@ static int on_request(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_h
 
 static void free_slot(am_interface_t *ifc, am_endpoint_t *ep, struct amx_slot *s)
 {
-    s->busy = 0;
+    ep->busy &= ~(1ull << (s - ep->slot));
     ep->inflight--;
     ifc->outstanding--;
     ep->st.replies_recv++;
@@ -189,10 +189,10 @@ static void free_slot(am_interface_t *ifc, am_endpoint_t *ep, struct amx_slot *s
 static int on_blank_range(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h)
 {
     int freed = 0;
-    for (unsigned i = 0; i < ifc->cfg.depth && ep->inflight; i++) {
-        struct amx_slot *s = &ep->slot[i];
+    for (uint64_t b = ep->busy; b; b &= b - 1) {   /* the busy slots only */
+        struct amx_slot *s = &ep->slot[__builtin_ctzll(b)];
         uint32_t back = h->seq - s->seq;
-        if (s->busy && (int32_t)back >= 0 && back < h->nblank) {
+        if ((int32_t)back >= 0 && back < h->nblank) {
             free_slot(ifc, ep, s);
             freed = 1;
         }
@@ -209,7 +209,7 @@ static int on_reply(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr
     if (h->handler == AMX_BLANK && h->nblank > 1)
         return on_blank_range(ifc, ep, h);
     struct amx_slot *s = h->inst < ifc->cfg.depth ? &ep->slot[h->inst] : NULL;
-    if (!s || !s->busy || s->seq != h->seq) {
+    if (!s || !amx_slot_busy(ep, h->inst) || s->seq != h->seq) {
         ep->st.duplicates++;
         ifc->st.duplicates++;
         return 0;
@@ -231,7 +231,7 @@ static int on_reply(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr
 static inline int take_pb(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h,
                           char *p)
 {
-    if (h->nblank == 1 && h->pb_inst < ifc->cfg.depth && ep->slot[h->pb_inst].busy &&
+    if (h->nblank == 1 && h->pb_inst < ifc->cfg.depth && amx_slot_busy(ep, h->pb_inst) &&
         ep->slot[h->pb_inst].seq == h->pb_seq) {
         /* the usual piggybacked blank reply (a ping-pong's): on_reply's
          * work for it, without building its header */

@@ -54,6 +54,7 @@
 #define AMX_F_ACKNOW 0x2   /* header flag: pay owed blank replies once handled */
 #define AMX_MAX_DEPTH 64
 #define AMX_PACK_MAX 256   /* payloads up to this go out copied behind the header */
+#define AMX_PUT_MAX 4096   /* put_small takes payloads up to this */
 #define AMX_PUT_LATER 1    /* put_small: use send instead (struct am_transport_ops) */
 #define AMX_ADDRLEN 1000   /* a transport's printable address, NUL included (ucx: long) */
 #define AMX_HOSTLEN 64     /* am_hostname's text: a host's name or address */
@@ -74,8 +75,7 @@ struct amx_hdr {
 _Static_assert(sizeof(struct amx_hdr) == AMX_HDR, "a host-order header is the struct itself");
 
 /* A request instance on the sending side. */
-struct amx_slot {
-    int busy;
+struct amx_slot {   /* busy: its bit in the endpoint's `busy` */
     uint32_t seq;
     uint64_t deadline_us;   /* unreliable only; 0 until the next timer run */
     unsigned timeout_us;
@@ -116,6 +116,7 @@ struct am_endpoint {
     /* sender */
     uint32_t next_seq;
     unsigned inflight;
+    uint64_t busy;                 /* bit i: slot[i] is in flight (a free one without a scan) */
     struct amx_slot *slot;         /* cfg.depth of them, after the endpoint */
     /* receiver */
     uint32_t expect_seq;
@@ -128,6 +129,12 @@ struct am_endpoint {
     uint64_t owe_deadline_us;      /* 0 until the next timer run */
     struct am_stats st;
 };
+
+/* Is request instance i of ep in flight? */
+static inline int amx_slot_busy(const am_endpoint_t *ep, unsigned i)
+{
+    return (int)(ep->busy >> i) & 1;
+}
 
 struct am_token {
     am_interface_t *ifc;
@@ -222,7 +229,7 @@ struct am_transport_ops {
     /* Optional, for transports that call placers: am_placement_discard. */
     void (*placement_discard)(am_endpoint_t *ep);
     /* Optional, host_order transports only: one whole small AM (header h,
-     * with the key set, and payload pieces of h->len <= AMX_PACK_MAX bytes
+     * with the key set, and payload pieces of h->len <= AMX_PUT_MAX bytes
      * in all) written straight into the transport's own memory, in one
      * call: saves staging it and the generic send.  Returns AM_OK, an
      * error, or AMX_PUT_LATER: not now (no room without waiting, a send

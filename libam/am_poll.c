@@ -17,8 +17,7 @@ void amx_declare_dead(am_interface_t *ifc, am_endpoint_t *ep)
     ep->dead = 1;
     ifc->outstanding -= ep->inflight;
     ep->inflight = 0;
-    for (unsigned i = 0; i < ifc->cfg.depth; i++)
-        ep->slot[i].busy = 0;
+    ep->busy = 0;
     ep->st.timeouts++;
     ifc->st.timeouts++;
     ifc->tr->close_ep(ifc, ep);
@@ -36,9 +35,10 @@ static void retransmit(am_interface_t *ifc)
     for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next) {
         for (unsigned i = 0; ep->inflight && i < ifc->cfg.depth; i++) {
             struct amx_slot *s = &ep->slot[i];
-            if (s->busy && !s->deadline_us)   /* sent since the last timer run */
+            int busy = amx_slot_busy(ep, i);
+            if (busy && !s->deadline_us)   /* sent since the last timer run */
                 s->deadline_us = now + s->timeout_us;
-            if (!s->busy || s->deadline_us > now)
+            if (!busy || s->deadline_us > now)
                 continue;
             if ((uint64_t)s->timeout_us * 2 > ifc->cfg.timeout_max_us) {
                 amx_declare_dead(ifc, ep);
@@ -136,7 +136,7 @@ int am_next_timeout_ms(const am_interface_t *ifc)
         for (unsigned i = 0; ep->inflight && i < ifc->cfg.depth; i++) {
             const struct amx_slot *s = &ep->slot[i];
             uint64_t d = s->deadline_us ? s->deadline_us : now + s->timeout_us;
-            if (s->busy && d < best)
+            if (amx_slot_busy(ep, i) && d < best)
                 best = d;
         }
     if (best == UINT64_MAX)

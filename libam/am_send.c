@@ -56,7 +56,7 @@ static int keep_room(char **copy, size_t *copy_cap, size_t len, struct amx_slot 
 static inline int put_small(am_interface_t *ifc, am_endpoint_t *ep, struct amx_hdr *h,
                             const struct iovec *iov, int n)
 {
-    if (!ifc->reliable || h->len > AMX_PACK_MAX || !ifc->tr->put_small)
+    if (!ifc->reliable || h->len > AMX_PUT_MAX || !ifc->tr->put_small)
         return AMX_PUT_LATER;
     h->key = ep->key;
     return ifc->tr->put_small(ifc, ep, h, iov, n);
@@ -146,9 +146,8 @@ static int request(am_interface_t *ifc, am_endpoint_t *ep, int handler,
         if (rc < 0 && rc != AM_ERR_TIMEOUT)
             return rc;
     }
-    unsigned i = 0;
-    while (ep->slot[i].busy)
-        i++;
+    /* inflight < depth <= 64: a free slot's bit is clear */
+    unsigned i = (unsigned)__builtin_ctzll(~ep->busy);
     struct amx_slot *s = &ep->slot[i];
     struct amx_hdr h = { .len = (uint32_t)len, .seq = ep->next_seq, .type = AMX_REQ,
                          .inst = (uint8_t)i, .handler = (uint16_t)handler };
@@ -168,7 +167,7 @@ static int request(am_interface_t *ifc, am_endpoint_t *ep, int handler,
         ep->owe = 0;
     }
     ep->next_seq++;
-    s->busy = 1;
+    ep->busy |= 1ull << i;
     s->seq = h.seq;
     if (!ifc->reliable) {
         s->timeout_us = ifc->cfg.timeout_us;
@@ -193,8 +192,8 @@ static int request(am_interface_t *ifc, am_endpoint_t *ep, int handler,
             amx_declare_dead(ifc, ep);   /* frees every instance */
         if (ep->dead)
             return AM_ERR_DEAD;
-        if (s->busy && s->seq == h.seq) {   /* not sent: as if never tried */
-            s->busy = 0;
+        if (amx_slot_busy(ep, i) && s->seq == h.seq) {   /* not sent: as if never tried */
+            ep->busy &= ~(1ull << i);
             ep->inflight--;
             ifc->outstanding--;
             ep->next_seq--;
@@ -242,7 +241,7 @@ int am_reclaim(am_interface_t *ifc, am_endpoint_t *ep)
         return AM_ERR_DEAD;
     for (unsigned i = 0; !ifc->reliable && ep->inflight && i < ifc->cfg.depth; i++) {
         struct amx_slot *s = &ep->slot[i];
-        if (!s->busy || !s->nlent)
+        if (!amx_slot_busy(ep, i) || !s->nlent)
             continue;
         size_t off = s->lent[0].iov_len;
         for (int k = 1; k < s->nlent; k++) {

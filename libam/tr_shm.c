@@ -23,6 +23,9 @@
  * back at once; one up to INLINE_MAX is copied in and handled in place,
  * and so is a medium one (up to half of the ring) when the ring has room
  * for it now.  A bigger one goes by descriptor or in chunks (copy.c).
+ * One up to AMX_PUT_MAX is written in one call (shm_put_small), and a
+ * waiting receiver may take the next REC_SHORT or REC_AM request straight
+ * from the ring before any handler (shm_take_ep).
  * Everything read from the segment is the other process's word: copied
  * before use and bounds-checked, and a ring that breaks the rules makes
  * its peer dead.
@@ -305,13 +308,31 @@ static int shm_recv_ep(am_interface_t *ifc, am_endpoint_t *ep)
     return handled;
 }
 
-/* am_take_ep: ep's next record, if it is a REC_SHORT request that may be
- * offered (amx_take_ok), to take; taken, it is read as read_ring reads
- * it (the same steps, with rx_depth up, so that a blank reply paid on
- * the way queues rather than waits, as inside read_ring) and accounted
- * as amx_input would for a handler that sent no reply.  Anything else,
- * or shm_recv_ep's own work due (shm_recv's, queued sends, a handler
- * of this ring running): AM_TAKE_POLL, and nothing is read. */
+/* shm_take_ep's REC_AM (a small AM of more than SHORT_MAX bytes, written
+ * whole by shm_put_small or send_one): its header, if the record passes
+ * read_ring's and on_am's checks, with *adv its length in the ring, else
+ * *adv = 0.  Apart, and the header returned rather than written through
+ * a pointer, so that the one-line case stays short. */
+static __attribute__((noinline)) struct amx_hdr take_am_hdr(am_interface_t *ifc,
+        const struct ring_rx *rx, const struct rec *at, uint32_t size, uint64_t *adv)
+{
+    struct amx_hdr h = { 0 };
+    uint64_t off = (uint64_t)((const char *)at - rx->data);
+    *adv = REC_LEN(size);
+    if (size > rx->R - off - sizeof *at || *adv > rx->R - off || size < AMX_HDR ||
+        amx_shm_parse_am(ifc, (const char *)at + sizeof *at, &h) < 0 || h.len != size - AMX_HDR)
+        *adv = 0;
+    return h;
+}
+
+/* am_take_ep: ep's next record, if it is a REC_SHORT or REC_AM request
+ * that may be offered (amx_take_ok), to take; taken, it is read as
+ * read_ring reads it (the same steps, with rx_depth up, so that a blank
+ * reply paid on the way queues rather than waits, as inside read_ring)
+ * and accounted as amx_input would for a handler that sent no reply.
+ * Anything else, or shm_recv_ep's own work due (shm_recv's, queued
+ * sends, a handler of this ring running): AM_TAKE_POLL, and nothing is
+ * read. */
 static int shm_take_ep(am_interface_t *ifc, am_endpoint_t *ep, am_take_fn take, void *arg)
 {
     struct shm *s = ifc->trd;
@@ -326,17 +347,31 @@ static int shm_take_ep(am_interface_t *ifc, am_endpoint_t *ep, am_take_fn take, 
         return 0;
     struct rec r = { 0, at->kind, at->size, at->ack };   /* after the stamp (acquire) */
     struct amx_hdr h;
-    const char *body = (char *)at + sizeof r;
-    /* The record is one line (shm_short_hdr checks its size), on a line
-     * of the ring, so it is inside the ring.  take reads the payload in
-     * place, once (it copies it out): the line is ours until rx.pos
-     * passes it and the release goes back to the peer, below. */
-    if (r.kind != REC_SHORT || shm_short_hdr(body, r.size, &h) < 0 ||
-        h.len > ifc->cfg.max_payload || !amx_take_ok(ifc, ep, &h) ||
-        !take(arg, h.handler, body + SHORT_HDR, h.len))
+    const char *body = (char *)at + sizeof r, *pl;
+    uint64_t adv;
+    /* take reads the payload in place, once (it copies it out): the
+     * record is ours until rx.pos passes it and the release goes back to
+     * the peer, below.  A REC_SHORT is one line (shm_short_hdr checks its
+     * size), on a line of the ring, so it is inside the ring.  A record
+     * that fails a check is read_ring's, which drops it. */
+    if (r.kind == REC_SHORT) {
+        if (shm_short_hdr(body, r.size, &h) < 0)
+            return AM_TAKE_POLL;
+        pl = body + SHORT_HDR;
+        adv = REC_ALIGN;
+    } else if (r.kind == REC_AM) {
+        h = take_am_hdr(ifc, rx, at, r.size, &adv);
+        if (!adv)
+            return AM_TAKE_POLL;
+        pl = body + AMX_HDR;
+    } else {
+        return AM_TAKE_POLL;
+    }
+    if (h.len > ifc->cfg.max_payload || !amx_take_ok(ifc, ep, &h) ||
+        !take(arg, h.handler, pl, h.len))
         return AM_TAKE_POLL;   /* read_ring's turn: it handles, or drops, as ever */
     e->rx_depth++;
-    rx->pos += REC_ALIGN;
+    rx->pos += adv;
     ring_take_ack(&e->tx, r.ack);
     WARM_CHECK(ifc, ep, e, rx->pos);
     ifc->rx_read += r.size;
@@ -685,36 +720,49 @@ static int shm_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
     return send_done(ifc, ep, rc);
 }
 
-/* A small AM (am_send.c's put_small) written straight into the ring:
- * up to SHORT_MAX payload bytes as one REC_SHORT line, else the header as
- * it is in memory (host_order), then the payload.  Only
- * when it fits now without a pad: waiting for room may run handlers,
- * whose own sends must queue behind this one, and shm_send does that. */
-static int shm_put_small(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h,
-                         const struct iovec *iov, int n)
+/* shm_put_small's REC_AM: the header as it is in memory (host_order),
+ * then the payload.  Apart, so that the one-line case makes no call and
+ * saves no registers. */
+static __attribute__((noinline)) int put_am(am_interface_t *ifc, am_endpoint_t *ep,
+                                            const struct amx_hdr *h, const struct iovec *iov,
+                                            int n)
 {
     struct shm_ep *e = ep->tp;
     uint64_t size = AMX_HDR + (uint64_t)h->len;
-    /* a send under way first: it may be waiting, and its record goes first */
-    if (__builtin_expect(ep->dead || !e->base || e->fd < 0 || e->sending || e->outq, 0))
-        return AMX_PUT_LATER;
-    if (h->len <= SHORT_MAX) {   /* one line (libam/shm/short.h) */
-        char *at = ring_reserve_flat(&e->tx, SHORT_HDR + (uint64_t)h->len);
-        if (!at)
-            return AMX_PUT_LATER;
-        commit(ifc, ep, at, REC_SHORT, shm_short_put(at, h, iov, n));
-        return ep->dead ? AM_ERR_DEAD : AM_OK;
-    }
     char *at = ring_reserve_flat(&e->tx, size);
     if (!at)
         return AMX_PUT_LATER;
     char *d = at + sizeof(struct rec) + AMX_HDR;
     memcpy(at + sizeof(struct rec), h, AMX_HDR);
-    for (int i = 0; i < n; i++) {
-        copy_small(d, iov[i].iov_base, iov[i].iov_len);
+    for (int i = 0; i < n; i++) {   /* a few words inline, more by the library's copy */
+        if (iov[i].iov_len <= 64)
+            copy_small(d, iov[i].iov_base, iov[i].iov_len);
+        else
+            memcpy(d, iov[i].iov_base, iov[i].iov_len);
         d += iov[i].iov_len;
     }
     commit(ifc, ep, at, REC_AM, size);
+    return ep->dead ? AM_ERR_DEAD : AM_OK;
+}
+
+/* A small AM (am_send.c's put_small) written straight into the ring:
+ * up to SHORT_MAX payload bytes as one REC_SHORT line, else a REC_AM
+ * (put_am).  Only when it fits now without a pad: waiting for room may
+ * run handlers, whose own sends must queue behind this one, and shm_send
+ * does that. */
+static int shm_put_small(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h,
+                         const struct iovec *iov, int n)
+{
+    struct shm_ep *e = ep->tp;
+    /* a send under way first: it may be waiting, and its record goes first */
+    if (__builtin_expect(ep->dead || !e->base || e->fd < 0 || e->sending || e->outq, 0))
+        return AMX_PUT_LATER;
+    if (h->len > SHORT_MAX)
+        return put_am(ifc, ep, h, iov, n);
+    char *at = ring_reserve_flat(&e->tx, SHORT_HDR + (uint64_t)h->len);   /* one line */
+    if (!at)
+        return AMX_PUT_LATER;
+    commit(ifc, ep, at, REC_SHORT, shm_short_put(at, h, iov, n));
     return ep->dead ? AM_ERR_DEAD : AM_OK;
 }
 

@@ -281,7 +281,7 @@ void pvmx_peer_drop_partial(struct pvmx_peer *p);   /* only a half-received one 
 /* Messages up to this many bytes go so (pvm_psend's always, pvm_send's
  * when raw or XDR without wid or crc); on shm up to 10 bytes fit in one
  * 64-byte line (libam/shm/short.h), the rest still save frag.c's header. */
-#define PVMX_SHORT 224
+#define PVMX_SHORT 4088
 #define PVMX_SHORT_HDR 8   /* its header: tag, ctx */
 int pvmx_short_send_bytes(struct pvmx_peer *p, int tag, int ctx, const void *buf, size_t len);
 int pvmx_short_send_msg(struct pvmx_peer *p, struct pmsg *m);   /* 1: not this way */

@@ -9,8 +9,11 @@
  * A task's messages come from a generator seeded with SEED and its
  * side, so its peer knows what comes next: the kind (pvm_psend, or
  * pvm_send packed XDR, raw or in place), the size (mostly around the
- * limits: a one-line short AM, 0..16 bytes; the short path's end,
- * PVMX_SHORT = 224; fragments up to a few hundred KiB), and the tag
+ * limits: a one-line short AM, 0..16 bytes; where libam's shm reader
+ * stops copying a small AM out, AMX_PACK_MAX = 256 with the 8-byte short
+ * header; the short path's end, PVMX_SHORT = 4088, which is also where
+ * shm's put_small ends, AMX_PUT_MAX = 4096; fragments up to a few hundred
+ * KiB), and the tag
  * (random, so that a message overtaking another shows as a wrong tag).
  * Each round both send all N, then receive all N (pvm_precv with any tag
  * for a psend, so a queued packed message would come instead; pvm_recv
@@ -32,9 +35,9 @@
  * context (so the first, ahead of it, must not be taken), then for the
  * first in the other.  Every word says who sent it, the message and its
  * place.  Exit 0 when both got everything in order and intact; bounded
- * by an alarm.  Last, CTXN short messages one at a time, each the next in
- * the receiver's input when it looks, every other one into half its
- * length.
+ * by an alarm.  Last, CTXN messages one at a time, each the next in the
+ * receiver's input when it looks, half of them one line long, half across
+ * the short path's other limits, every other one into half its length.
  */
 #include <arpa/inet.h>
 #include <signal.h>
@@ -65,10 +68,12 @@ static struct msg next_msg(struct gen *g)
     struct msg m;
     unsigned r = rnd(g) % 100;
     m.kind = (int)(rnd(g) % NK);
-    if (r < 45)
+    if (r < 40)
         m.bytes = (int)(rnd(g) % 17);              /* one line or just past it */
+    else if (r < 52)
+        m.bytes = 230 + (int)(rnd(g) % 40);        /* AMX_PACK_MAX: copied out or read in place */
     else if (r < 70)
-        m.bytes = 200 + (int)(rnd(g) % 50);        /* the short path's end */
+        m.bytes = 4060 + (int)(rnd(g) % 50);       /* the short path's end, and put_small's */
     else if (r < 90)
         m.bytes = (int)(rnd(g) % 4096);
     else
@@ -202,16 +207,23 @@ static int ctx_part(int master, int peer, int me, int c, int n, unsigned char *b
     return bad;
 }
 
-/* The cut part: n short messages from the master, one at a time (the
- * peer answers each), so each is the next in the peer's input when its
- * pvm_precv looks (taken before any handler, route.h recv_bytes); every
- * other one into half its length. */
+/* The cut part: n messages from the master, one at a time (the peer
+ * answers each), so each is the next in the peer's input when its
+ * pvm_precv looks (taken before any handler, route.h recv_bytes): every
+ * other one one line long over shm (REC_SHORT), the others sizes across
+ * the short path's other limits (a REC_AM copied out or read in place,
+ * AMX_PACK_MAX; the short path's end, PVMX_SHORT; put_small's end,
+ * AMX_PUT_MAX) and past them (fragments); every other one into half its
+ * length. */
 static int cut_part(int master, int peer, int me, int n, unsigned char *b)
 {
     struct gen g = { (unsigned long long)n * 131u + 7 };
     int bad = 0, tid, tag, len;
     for (long j = 0; j < n; j++) {   /* to the end: the master waits for each answer */
-        struct msg m = { K_PSEND, (int)(rnd(&g) % 17), TAG_CUT };
+        unsigned r = rnd(&g);
+        int bytes = r % 2 ? (int)(rnd(&g) % 17)
+                  : (r >> 1) % 2 ? 230 + (int)(rnd(&g) % 40) : 4060 + (int)(rnd(&g) % 60);
+        struct msg m = { K_PSEND, bytes, TAG_CUT };
         long i = 2000000 + j;
         if (master) {
             send_one(peer, m, me, i, b);
@@ -219,7 +231,7 @@ static int cut_part(int master, int peer, int me, int n, unsigned char *b)
             continue;
         }
         int cap = j % 2 ? m.bytes / 2 : m.bytes;
-        memset(b, 0xa5, 16);
+        memset(b, 0xa5, (size_t)m.bytes);
         CK(pvm_precv(peer, TAG_CUT, b, cap, PVM_BYTE, &tid, &tag, &len));
         bad += check_cut(peer, m, i, b, tag, len, cap, 0);
         CK(pvm_psend(peer, TAG_CUT + 1, b, 0, PVM_BYTE));

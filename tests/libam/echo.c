@@ -2,6 +2,7 @@
  * echo.c - libam tests: echoes big and small, lent payloads, and two tasks
  * streaming at each other at once (fixture.h).
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -232,7 +233,7 @@ START_TEST(stream_both_ways_at_once)
 }
 END_TEST
 
-/* Small requests both ways at once, every size from 8 to 299 bytes in
+/* Small requests both ways at once, every size from 8 to 4199 bytes in
  * turn, windows full: over ucx some go by UCX's short path at once
  * (tr_ucx.c's ucx_put_small), some are copied and left to UCX
  * (send_small), replies and blank replies cross them.  A reliable
@@ -267,8 +268,87 @@ void echo_tests(TCase *tc)
     tcase_add_test(tc, lent_payload_survives_reuse);
 }
 
+/* am_take_ep (what a waiting pvm_precv does first, docs/architecture.md,
+ * "Taken before any handler"): the child streams small requests, every
+ * size from 8 to 4199 bytes in turn (over shm one-line REC_SHORTs, REC_AMs
+ * copied out and read in place, the end of put_small, AMX_PUT_MAX), and
+ * the parent offers each next one to a taker, which declines every third
+ * offer, and polls when the transport says so.  The taker checks order
+ * and checksum as the handler does, with the same counter: every request
+ * arrives once and in order whichever took it, none is dropped, and the
+ * child's window empties (a taken request's blank reply is owed and paid
+ * as a handled one's).  Over shm some must be taken; elsewhere
+ * am_take_ep always says poll. */
+static uint32_t offers, taken;
+
+static int take_sink(void *arg, int handler, const void *data, size_t len)
+{
+    uint32_t w[2];
+    (void)arg;
+    if (++offers % 3 == 0)
+        return 0;   /* declined: the handler's, untouched */
+    if (handler != h_sink || len < 8) {
+        sink_errors++;
+        return 0;
+    }
+    memcpy(w, data, 8);
+    if (w[0] != sink_got || w[1] != test_sum32((const unsigned char *)data + 8, len - 8))
+        sink_errors++;
+    sink_got++;
+    taken++;
+    return 1;
+}
+
+START_TEST(small_requests_taken_in_order)
+{
+    const int n = 20000;
+    struct peer p;
+    sink_got = sink_errors = offers = taken = 0;
+    sink_small = 1;
+    child_streams = n;
+    am_interface_t *ifc = start_pair(&p, small_cfg());
+    child_streams = 0;
+    am_endpoint_t *ep = am_find_task(ifc, 2);
+    ck_assert_ptr_nonnull(ep);
+    for (uint64_t end = test_now_ms() + WAIT_SECS * 1000u;
+         sink_got < (uint32_t)n && test_now_ms() < end;) {
+        int rc = am_take_ep(ifc, ep, take_sink, NULL);
+        ck_assert_msg(rc >= 0, "am_take_ep: %s", am_strerror(rc));
+        if (rc == AM_TAKE_POLL)
+            ck_assert_int_ge(am_poll_ep(ifc, ep), 0);
+        else if (rc == 0)
+            sched_yield();   /* not am_wait: it would read the next ones itself */
+    }
+    ck_assert_uint_eq(sink_got, n);
+    ck_assert_uint_eq(sink_errors, 0);
+    if (shm)
+        ck_assert_uint_gt(taken, 0);
+    struct am_stats st;
+    am_interface_stats(ifc, &st);
+    ck_assert_uint_eq(st.drops, 0);
+    ck_assert_uint_eq(st.requests_recv, n);
+    uint64_t res[NRES];
+    ck_assert_int_eq(write(p.to[1], "x", 1), 1);
+    int reported = 0;   /* serve until the child has its replies and reports */
+    for (uint64_t end = test_now_ms() + WAIT_SECS * 1000u; !reported && test_now_ms() < end;) {
+        am_wait(ifc, 10);
+        fd_set fs;
+        struct timeval tv = { 0, 0 };
+        FD_ZERO(&fs);
+        FD_SET(p.from[0], &fs);
+        reported = select(p.from[0] + 1, &fs, NULL, NULL, &tv) > 0;
+    }
+    ck_assert_msg(reported, "the child did not finish its stream");
+    collect_pair(&p, res);
+    ck_assert_uint_eq(res[9], 0);   /* the child's stream: AM_OK, its window emptied */
+    sink_small = 0;
+    am_shutdown(ifc);
+}
+END_TEST
+
 void both_ways_tests(TCase *tc)
 {
     tcase_add_test(tc, stream_both_ways_at_once);
     tcase_add_test(tc, small_requests_both_ways_in_order);
+    tcase_add_test(tc, small_requests_taken_in_order);
 }

@@ -475,7 +475,7 @@ int sink_stream(am_interface_t *ifc, int32_t tid, int n, unsigned seed)
         buf[j] = (unsigned char)rand();
     int rc = AM_OK;
     for (int i = 0; i < n && rc == AM_OK; i++) {
-        size_t len = sink_small ? 8 + (size_t)(i * 37) % 292 : sizes[i % 8] < max ? sizes[i % 8] : max;
+        size_t len = sink_small ? 8 + (size_t)(i * 37) % 4192 : sizes[i % 8] < max ? sizes[i % 8] : max;
         uint32_t w[2] = { (uint32_t)i, test_sum32(buf + 8, len - 8) };
         memcpy(buf, w, 8);
         rc = am_request(ifc, tid, h_sink, buf, len);

@@ -47,8 +47,9 @@ int count_fds(void);
 /* Both ways at once: the child streams this many sink requests to the
  * parent as soon as it is connected (0: it only serves). */
 extern int child_streams;
-/* Set: sink_stream sends small requests, 8 to 299 bytes, each size in
- * turn (across a transport's short limit and AMX_PACK_MAX); else big ones. */
+/* Set: sink_stream sends small requests, 8 to 4199 bytes, each size in
+ * turn (across a transport's short limit, AMX_PACK_MAX and AMX_PUT_MAX);
+ * else big ones. */
 extern int sink_small;
 
 struct peer {

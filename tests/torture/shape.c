@@ -30,8 +30,11 @@ static int range(uint64_t *x, int lo, int hi) { return lo + below(x, hi - lo + 1
 static const uint32_t small_edges[] = {
     0, 4, 8,
     224,                   /* PVMX_SMALL: a pvm_psend in one fragment (pvmam/frag.c) */
-    256,                   /* AMX_PACK_MAX (libam/am_int.h): payload copied behind the header */
+    248, 256,              /* AMX_PACK_MAX (libam/am_int.h): payload copied behind the header;
+                              a short message's (pvmam/short.c, 8-byte header) */
     4080, 4096,            /* stock pvmd fragments; WARM_AT (libam/shm/shm.h) */
+    4088,                  /* PVMX_SHORT (pvmam/pvmam_int.h): the short path's end;
+                              with its 8-byte header AMX_PUT_MAX (libam/am_int.h) */
     16384 - 32, 16384,     /* AM_PLACE_MIN (libam/am.h): placed, not copied */
     16448 - 32, 16448,     /* INLINE_MAX (libam/tr_shm.h): biggest in-ring record */
     65475 - 32, 65475,     /* udp max payload (libam/tr_udp.c) in one fragment */
