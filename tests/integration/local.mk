@@ -116,6 +116,11 @@ EXTRA_DIST += tests/integration/meshinit.sh
 # linked with every child, on demand and with pvmam_init.
 TESTS += tests/integration/scale.sh tests/integration/scale-hosts.sh
 
+# Links opened on demand between 2 hosts: the pvmds pass no exit watch
+# per link between them (host 1's pvmd log, tests/lib/netvm.sh).
+TESTS += tests/integration/linkwatch.sh
+EXTRA_DIST += tests/integration/linkwatch.sh
+
 # Several hosts on one machine: network namespaces, real pvmds
 # started through PVM_RSH (tests/lib/netvm.sh); skipped where impossible.
 TESTS += tests/integration/hosts.sh
