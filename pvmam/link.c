@@ -103,6 +103,8 @@ static void give_up(struct pvmx_peer *p, const char *why, int rc)
     pvmx_link_set(p, PVMX_STOCK);
 }
 
+static void set_self_watch(struct pvmx_peer *p);
+
 static void defer(int *flag)
 {
     if (!*flag) {
@@ -228,7 +230,11 @@ int pvmx_link_connect(struct pvmx_peer *p)
                        am_task_address(p->ifc, AM_TID_SELF)) < 0)
         return give_up(p, "daemon", AM_ERR_SYS), PvmSysErr;
     pvmx_link_set(p, PVMX_S_CONNECTING);
-    watch_exit(p);   /* one that exits before it answers closes the link */
+    /* one that exits before it answers closes the link: over shm and tcp
+     * the connection says so (self_watched), elsewhere the pvmd */
+    set_self_watch(p);
+    if (!p->self_watch)
+        watch_exit(p);
     pvmx_log("connected to t%x at %s", p->tid, addr);
     return 0;
 }
@@ -247,17 +253,21 @@ int pvmx_link_connect(struct pvmx_peer *p)
  * CONN with SWITCH and holds S's AMs until READY (docs/link-setup.md,
  * "pvmam_init's mesh"). */
 
-/* The mesh's shm and tcp links are not watched by the pvmd per peer: a
- * watch per pair made the pvmd keep 4,032 records at 64 tasks and send
- * as many exit notices, which cost the job more than all of its links'
- * set-up; and the pvmd passes a remote tid's watch on to that host's
- * pvmd, about 49,000 messages between the pvmds at 256 tasks on 4 hosts,
- * queued ahead of pvmam_init's DONE and GO (docs/performance.md).  The
- * peer's end is libam's word already, after what it sent was read: shm's
- * socket closes or its pidfd says it exited (libam/tr_shm.c peer_event);
- * tcp's connection ends (EOF, or a reset) when the peer's process ends,
- * however it ends, since the kernel closes its sockets (libam/tr_tcp.c
- * read_in).  What a connection cannot say is that a remote host went
+/* shm and tcp links, the mesh's and those opened on demand, are not
+ * watched by the pvmd per peer: a watch per pair made the pvmd keep 4,032
+ * records at 64 tasks and send as many exit notices, which cost the job
+ * more than all of its links' set-up; and the pvmd passes a remote tid's
+ * watch on to that host's pvmd, about 49,000 messages between the pvmds
+ * at 256 tasks on 4 hosts, queued ahead of pvmam_init's DONE and GO, and
+ * on demand (two watches per link, and two exit notices) ahead of the
+ * links' CONN, SWITCH and READY and of the user messages that go through
+ * the pvmds while links open: with one message per pair, one waited up to
+ * 160 s (docs/performance.md).  The peer's end is libam's word already,
+ * after what it sent was read: shm's socket closes or its pidfd says it
+ * exited (libam/tr_shm.c peer_event); tcp's connection ends (EOF, or a
+ * reset) when the peer's process ends, however it ends, since the kernel
+ * closes its sockets (libam/tr_tcp.c read_in), and its pvm_exit closes
+ * its interfaces.  What a connection cannot say is that a remote host went
  * silent (crashed, cable out) or was deleted while its tasks live on: one
  * PvmHostDelete watch per remote host says that (watch_host).  udp (no
  * connection: a dead peer is seen only when sent to, and only if its
@@ -282,6 +292,7 @@ void pvmx_link_ended(struct pvmx_peer *p)
 #define NHOSTS ((PVMI_TIDHOST >> HOST_SHIFT) + 1)
 enum { HOST_NONE, HOST_WANTED, HOST_ASKED };
 static unsigned char host_watch[NHOSTS];
+static int hosts_wanted;   /* some host is HOST_WANTED */
 
 static void watch_host(const struct pvmx_peer *p)
 {
@@ -291,19 +302,26 @@ static void watch_host(const struct pvmx_peer *p)
         (p->tid & PVMI_TIDHOST) == (pvmx.mytid & PVMI_TIDHOST) || host_watch[h])
         return;
     host_watch[h] = HOST_WANTED;
+    hosts_wanted = 1;
 }
 
+/* Ask for the hosts wanted (pvmam_init, and link work for the links
+ * opened on demand: a send to the pvmd, so never while input is read). */
 void pvmx_link_watch_hosts(void)
 {
     int v[NHOSTS], n = 0;
+    if (!hosts_wanted)
+        return;
     for (int h = 0; h < NHOSTS; h++)
         if (host_watch[h] == HOST_WANTED)
             v[n++] = h << HOST_SHIFT;
+    hosts_wanted = 0;
     if (!n)
         return;
     if (pvmi_notify_hosts(v, n, SYSCTX_TC, PVMAM_TAG_HOSTDEL) < 0) {
         pvmx_log("cannot ask the pvmd to watch %d hosts", n);
-        return;   /* still wanted: the next call asks again */
+        hosts_wanted = 1;   /* still wanted: the next call asks again */
+        return;
     }
     for (int i = 0; i < n; i++)
         host_watch[v[i] >> HOST_SHIFT] = HOST_ASKED;
@@ -425,7 +443,8 @@ static void link_accept(struct pvmx_peer *p)
     }
     pvmx_link_set(p, PVMX_L_ACCEPTED);
     defer(&p->need_switch);   /* sent from a safe point: we may be mid-input */
-    p->need_watch = 1;
+    set_self_watch(p);   /* its host's watch is asked from link work */
+    p->need_watch = !p->self_watch;
     pvmx_log("accepted t%x at %s", p->tid, pvmx_peer_addr(p));
 }
 
@@ -627,8 +646,10 @@ int pvmx_link_work(void)
 {
     int opened = 0;
     watches_answered();
-    if (!pending)
+    if (!pending) {
+        pvmx_link_watch_hosts();   /* one whose request failed before */
         return 0;
+    }
     for (int i = 0; i < pvmx_peer_count(); i++) {
         struct pvmx_peer *p = pvmx_peer_at(i);
         if (p->need_nak) {
@@ -678,6 +699,8 @@ int pvmx_link_work(void)
             pvmx_link_consider(p);
         }
     }
+    /* the hosts of tcp links opened above (set_self_watch) */
+    pvmx_link_watch_hosts();
     /* Recount: the sends above read input, and control messages that
      * arrived meanwhile may have deferred work for peers already passed. */
     pending = 0;

@@ -5,7 +5,9 @@
  *     hostfail MASTER quick "<command that fails the last host>" 0
  *     hostfail MASTER split "<partition command>" "<heal command>"
  * The master spawns two workers on every host, opens the AM mesh with
- * pvmam_init (before any user message: every link is the mesh's), asks the pvmd to notify it of host deletion and task exits,
+ * pvmam_init (before any user message: every link is the mesh's; with
+ * HOSTFAIL_ONDEMAND=1 nobody calls it and every link opens on demand, in
+ * the first all-to-all), asks the pvmd to notify it of host deletion and task exits,
  * and checks an all-to-all among all workers.  Then the last host fails:
  *   down:  the command runs (pvmd SIGTERM or SIGKILL, cable out, ...); the
  *          master sends to the lost workers every 50 ms until a send fails
@@ -94,14 +96,16 @@ static int all_to_all(const int *tid, int n, int me)
     return bad;
 }
 
-/* A worker's probe of a lost worker over their mesh link (the master's
- * links to the workers may have opened on demand, pvmd-watched): send to
- * it every 50 ms until a send fails, and ask the pvmd for its host's
- * deletion (answered at once if it is gone).  ms: when each came, in ms
- * from the start, -1 if not within 10 s. */
-static void probe(int lost, int ms[2])
+/* A worker's probe of a lost worker over their link (the mesh's, or
+ * opened on demand in the first all-to-all): send to it every 50 ms until
+ * a send fails, and ask the pvmd for its host's deletion (answered at
+ * once if it is gone).  ms: when each came, in ms from the start, -1 if
+ * not within 10 s; ms[2]: 1 if the link was an AM link when it began. */
+static void probe(int lost, int ms[3])
 {
     double t0 = now(), t_fail = -1, t_del = -1;
+    struct pvmam_stats st;
+    ms[2] = pvmam_stats(lost, &st) == 0 && st.peers_am;
     pvm_notify(PvmHostDelete, T_HOSTDEL, 1, &lost);
     while (now() - t0 < 10 && (t_fail < 0 || t_del < 0)) {
         if (t_fail < 0) {
@@ -123,12 +127,13 @@ static void probe(int lost, int ms[2])
 /* n workers: pvmam_init before any user message, so every link of the
  * job, the master's too, opens as the mesh (pvmam/init.c): its tcp links
  * are watched by their connections and one host watch per host. */
-static void worker(int n, int hold)
+static void worker(int n, int hold, int ondemand)
 {
     int parent = pvm_parent(), tid[MAXW];
     if (hold)   /* live on when our pvmd goes (it sends SIGTERM): links stay open */
         signal(SIGTERM, SIG_IGN);
-    pvmam_init(n + 1);
+    if (!ondemand)
+        pvmam_init(n + 1);
     pvm_recv(parent, T_SETUP);
     pvm_upkint(&n, 1, 1);
     pvm_upkint(tid, n, 1);
@@ -154,11 +159,11 @@ static void worker(int n, int hold)
             pvm_pkint(&bad, 1, 1);
             pvm_send(parent, T_DONE);
         } else if (tag == T_PROBE) {   /* {tid}: send to it until a send fails */
-            int lost, ms[2];
+            int lost, ms[3];
             pvm_upkint(&lost, 1, 1);
             probe(lost, ms);
             pvm_initsend(PvmDataDefault);
-            pvm_pkint(ms, 2, 1);
+            pvm_pkint(ms, 3, 1);
             pvm_send(parent, T_PROBE);
         } else if (tag == T_ECHO) {   /* ints, back as they came */
             static int v[1024];
@@ -200,9 +205,12 @@ int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 5 || strcmp(argv[1], "MASTER")) {
-        worker(argc > 2 ? atoi(argv[2]) : 0, argc > 3 && !strcmp(argv[3], "hold"));
+        const char *f = argc > 3 ? argv[3] : "";
+        worker(argc > 2 ? atoi(argv[2]) : 0, !!strchr(f, 'h'), !!strchr(f, 'o'));
         return 0;
     }
+    const char *e = getenv("HOSTFAIL_ONDEMAND");
+    int ondemand = e && !strcmp(e, "1");
     int split = !strcmp(argv[2], "split"), quick = !strcmp(argv[2], "quick");
     int hold = !split && !quick && atoi(argv[4]) == 2;
     const char *cmd = argv[3];
@@ -219,7 +227,12 @@ int main(int argc, char **argv)
     for (int h = 0; h < nhost && h < 8; h++) {
         hosttid[h] = hi[h].hi_tid;
         for (int k = 0; k < 2; k++) {
-            char *wargv[] = { "worker", nw, hold ? "hold" : NULL, NULL };
+            char flags[4] = "x", *f = flags;   /* h: hold, o: on demand */
+            if (hold)
+                *f++ = 'h';
+            if (ondemand)
+                *f++ = 'o';
+            char *wargv[] = { "worker", nw, flags, NULL };
             int rc = pvm_spawn(argv[0], wargv, PvmTaskHost, hi[h].hi_name, 1, &tid[n]);
             CHECK(rc == 1, "spawn on %s", hi[h].hi_name);
             if (rc != 1)
@@ -227,7 +240,7 @@ int main(int argc, char **argv)
             hostof[n++] = h;
         }
     }
-    int rc = pvmam_init(n + 1);
+    int rc = ondemand ? 0 : pvmam_init(n + 1);
     CHECK(rc == 0, "pvmam_init: %d", rc);
     pvm_initsend(PvmDataDefault);
     pvm_pkint(&n, 1, 1);
@@ -342,17 +355,19 @@ int main(int argc, char **argv)
             CHECK(t_del >= 0, "no PvmHostDelete within %.0f s", bound);
         /* 2: the lost tasks live on, their connections open: only the
          * pvmd's word closes the links to them, as soon as it comes; a
-         * worker's (a mesh link, pvmam/link.c watch_host) is checked */
+         * worker's (a mesh link, or one opened on demand: pvmam/link.c
+         * watch_host) is checked */
         if (need_hostdel == 2 && nlive > 0 && nlost > 0) {
-            int ms[2] = { -1, -1 };
+            int ms[3] = { -1, -1, 0 };
             struct timeval tmo = { 15, 0 };
             pvm_initsend(PvmDataDefault);
             pvm_pkint(&lost[nlost - 1], 1, 1);
             pvm_send(live[0], T_PROBE);
             if (pvm_trecv(live[0], T_PROBE, &tmo) > 0)
-                pvm_upkint(ms, 2, 1);
-            printf("worker t%x to t%x: a send failed after %d ms, PvmHostDelete after %d ms\n",
-                   live[0], lost[nlost - 1], ms[0], ms[1]);
+                pvm_upkint(ms, 3, 1);
+            printf("worker t%x to t%x (%s): a send failed after %d ms, PvmHostDelete after %d ms\n",
+                   live[0], lost[nlost - 1], ms[2] ? "an AM link" : "no AM link", ms[0], ms[1]);
+            CHECK(ms[2], "the worker had no AM link to the lost one: nothing of it was checked");
             CHECK(ms[0] >= 0 && ms[1] >= 0 && ms[0] <= ms[1] + 500,
                   "a worker's sends to the lost host failed at %d ms, its PvmHostDelete came "
                   "at %d ms", ms[0], ms[1]);

@@ -2,8 +2,8 @@
 # Host failure on a VM of 3 namespace hosts (tests/lib/netvm.sh), two
 # libpvm3am workers per host, the AM mesh open (hostfail.c): the last host's
 # pvmd stopped (SIGTERM) or the whole host crashed (silent, then SIGKILL),
-# over tcp and udp, or its cable pulled (udp); then a partition over udp
-# that heals.  Sends to the lost host must fail (PvmNoTask/PvmHostFail) within 2 x PVMAM_TIMEOUT,
+# over tcp and udp, or its cable pulled (udp); over tcp also with links
+# opened on demand; then a partition over udp that heals.  Sends to the lost host must fail (PvmNoTask/PvmHostFail) within 2 x PVMAM_TIMEOUT,
 # the other hosts lose nothing, and the master's pvm_exit must not wait on
 # links to the dead.  Skipped (77) where namespaces cannot be made.
 . "$top_srcdir/tests/lib/netvm.sh"
@@ -14,7 +14,7 @@ rc=0
 # network namespace, %PVMD% its pvmd's pid, %SW% the bridge's namespace.
 scenario() {
     tr=$1 mode=$2; shift 2
-    echo "== PVMAM_TRANSPORT=$tr PVMAM_TIMEOUT=$PVMAM_TIMEOUT $mode: $(echo "$1" | head -1 | cut -c1-40)..."
+    echo "== PVMAM_TRANSPORT=$tr PVMAM_TIMEOUT=$PVMAM_TIMEOUT${HOSTFAIL_ONDEMAND:+ on demand} $mode: $(echo "$1" | head -1 | cut -c1-40)..."
     nvm_start 3 || { rc=1; return; }
     nvm_addhosts || { rc=1; vm_atexit; return; }
     ns=$(nvm_ns 3) pid=$(nvm_pvmd_pid 3) sw=${NVM_TAG}sw
@@ -43,6 +43,14 @@ done
 # asked once per host, closes the links to them (pvmam/link.c
 # watch_host): sends fail as soon as it comes, not a PVMAM_TIMEOUT later
 scenario tcp down "kill -TERM %PVMD%" 2
+# the same three over tcp links opened on demand (no pvmam_init): they too
+# end with their connections, and one PvmHostDelete watch per host is
+# asked from link work (pvmam/link.c set_self_watch)
+HOSTFAIL_ONDEMAND=1; export HOSTFAIL_ONDEMAND
+scenario tcp down "kill -TERM %PVMD%" 1
+scenario tcp down "$drop && kill -KILL \$(ip netns pids %NS%)" 0
+scenario tcp down "kill -TERM %PVMD%" 2
+unset HOSTFAIL_ONDEMAND
 # cable out: pvmd and tasks alive but unreachable
 scenario udp down "ip -n %SW% link set p3 down" 0
 # stopped, then silent, and the master exits right away: the pvmd said the

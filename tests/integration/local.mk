@@ -116,6 +116,18 @@ EXTRA_DIST += tests/integration/meshinit.sh
 # linked with every child, on demand and with pvmam_init.
 TESTS += tests/integration/scale.sh tests/integration/scale-hosts.sh
 
+# Links opened on demand between 2 hosts: the pvmds pass no exit watch
+# per link between them (host 1's pvmd log, tests/lib/netvm.sh).
+TESTS += tests/integration/linkwatch.sh
+EXTRA_DIST += tests/integration/linkwatch.sh
+
+# Longer than make check: scale-hosts.sh also with every pair of its 256
+# tasks exchanging one message, links on demand (1 to 2 minutes more, and
+# timing-sensitive on a loaded machine: tests/integration/scale-hosts.sh).
+check-long:
+	SCALE_PAIRS=1 $(MAKE) $(AM_MAKEFLAGS) check TESTS=tests/integration/scale-hosts.sh
+.PHONY: check-long
+
 # Several hosts on one machine: network namespaces, real pvmds
 # started through PVM_RSH (tests/lib/netvm.sh); skipped where impossible.
 TESTS += tests/integration/hosts.sh

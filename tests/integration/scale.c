@@ -3,8 +3,11 @@
  *.  The master spawns N-1 copies of itself; ranks are
  * the master (0) and the children in pvm_siblings() order.
  *
- *   scale N ondemand|init
+ *   scale N ondemand|init|pairs
  *  1. (init) every task calls pvmam_init(N): the whole mesh up front.
+ *     (pairs) every task sends one message to every other, links opening
+ *     on demand, and each must come within PAIR_WAIT s (one that comes
+ *     later is waited for LATE_WAIT s more, to tell late from lost).
  *  2. A ring: a token goes round R times, each task adds its rank.
  *  3. All-to-all sample: rank r sends K messages of SAMPLE bytes, to
  *     r + k*STEP (mod N), k = 1..K, each filled from (sender, k); every
@@ -28,11 +31,14 @@
 #define K 8
 #define SAMPLE 4096
 #define PING 1024
-enum { TAG_TABLE = 40, TAG_RING, TAG_A2A, TAG_PING, TAG_PONG, TAG_REPORT, TAG_BYE };
+#define PAIR_WAIT 60
+#define LATE_WAIT 120
+enum { TAG_TABLE = 40, TAG_RING, TAG_A2A, TAG_PING, TAG_PONG, TAG_REPORT, TAG_BYE, TAG_PAIR };
 
 static int n, rank, *tids;
 static long rss_base, fd_base;   /* the master's, before it spawned */
 static char *mode;
+static int pair_ms;   /* pairs: our longest wait for one message */
 
 static double now(void)
 {
@@ -80,6 +86,50 @@ static int ring(void)
     return bad;
 }
 
+/* Every task sends its rank to every other (starting after itself, to
+ * spread the load), then takes n - 1 of them, each within PAIR_WAIT s.
+ * Before every tcp link ended with its connection, 256 tasks on 4 hosts
+ * waited up to 160 s for one: the pvmds carried an exit watch per link
+ * and its notice besides the links' set-up (pvmam/link.c self_watched). */
+static int pairs(void)
+{
+    char *seen = calloc((size_t)n, 1);
+    if (!seen)
+        return 1;
+    for (int i = 1; i < n; i++) {
+        pvm_initsend(PvmDataDefault);
+        pvm_pkint(&rank, 1, 1);
+        if (pvm_send(tids[(rank + i) % n], TAG_PAIR) < 0) {
+            free(seen);
+            return 1;
+        }
+    }
+    double last = now();
+    for (int i = 1; i < n; i++) {
+        struct timeval tmo = { PAIR_WAIT, 0 }, late = { LATE_WAIT, 0 };
+        int r = -1, bid = pvm_trecv(-1, TAG_PAIR, &tmo);
+        if (bid == 0) {
+            bid = pvm_trecv(-1, TAG_PAIR, &late);
+            fprintf(stderr, "scale[%d]: pair message %d of %d not within %d s: %s %.1f s\n",
+                    rank, i, n - 1, PAIR_WAIT, bid > 0 ? "came after" : "still missing after",
+                    now() - last);
+            bid = -1;
+        }
+        if (bid <= 0 || pvm_upkint(&r, 1, 1) < 0 || r < 0 || r >= n || r == rank || seen[r]++) {
+            fprintf(stderr, "scale[%d]: pair message %d of %d wrong or missing (%d)\n", rank, i,
+                    n - 1, r);
+            free(seen);
+            return 1;
+        }
+        double t = now();
+        if ((t - last) * 1e3 > pair_ms)
+            pair_ms = (int)((t - last) * 1e3);
+        last = t;
+    }
+    free(seen);
+    return 0;
+}
+
 static int all_to_all(void)
 {
     int step = n / K > 1 ? n / K : 1, bad = 0;
@@ -112,14 +162,17 @@ static int all_to_all(void)
 static int child(void)
 {
     static unsigned char ping[PING];
-    int bad = ring() + all_to_all();
+    int bad = !strcmp(mode, "pairs") ? pairs() : 0;
+    if (bad)
+        return 1;   /* the master's report waits would only run out */
+    bad = ring() + all_to_all();
     if (recv_from(tids[0], TAG_PING, 120) <= 0)
         return 1;
     pvm_upkbyte((char *)ping, PING, 1);
     pvm_psend(tids[0], TAG_PONG, ping, PING, PVM_BYTE);
-    int rep[2] = { bad, (int)selfstat_fds() };
+    int rep[3] = { bad, (int)selfstat_fds(), pair_ms };
     pvm_initsend(PvmDataDefault);
-    pvm_pkint(rep, 2, 1);
+    pvm_pkint(rep, 3, 1);
     pvm_send(tids[0], TAG_REPORT);
     recv_from(tids[0], TAG_BYE, 120);
     pvm_exit();
@@ -129,6 +182,14 @@ static int child(void)
 static int master(void)
 {
     static unsigned char ping[PING];
+    if (!strcmp(mode, "pairs")) {
+        double tp = now();
+        if (pairs()) {   /* the children's figures would not come */
+            printf("FAIL: %d tasks (pairs: the master's messages)\n", n);
+            return 1;
+        }
+        printf("pairs: the master had one message from every child in %.2f s\n", now() - tp);
+    }
     int bad = ring() + all_to_all();
     printf("ring (%d rounds) and all-to-all sample (%d x %d bytes each): %s\n", R, K, SAMPLE,
            bad ? "WRONG" : "ok");
@@ -138,17 +199,18 @@ static int master(void)
         pvm_pkbyte((char *)ping, PING, 1);
         pvm_send(tids[i], TAG_PING);
     }
-    int maxfd = 0;
+    int maxfd = 0, maxpair = pair_ms;
     for (int i = 1; i < n; i++) {
-        int t, g, c, rep[2];
+        int t, g, c, rep[3];
         if (pvm_precv(tids[i], TAG_PONG, ping, PING, PVM_BYTE, &t, &g, &c) < 0 ||
             recv_from(tids[i], TAG_REPORT, 120) <= 0) {
             bad++;
             break;
         }
-        pvm_upkint(rep, 2, 1);
+        pvm_upkint(rep, 3, 1);
         bad += rep[0];
         maxfd = rep[1] > maxfd ? rep[1] : maxfd;
+        maxpair = rep[2] > maxpair ? rep[2] : maxpair;
     }
     double dt = now() - t0;
     struct pvmam_stats s1;
@@ -162,6 +224,9 @@ static int master(void)
         printf("per peer: %.1f kB resident, %.2f descriptors (%d links)\n",
                (double)(rss1 - rss_base) / linked, (double)(fd1 - fd_base) / linked, linked);
     printf("children: at most %d descriptors each\n", maxfd);
+    if (!strcmp(mode, "pairs"))
+        printf("pairs: the longest wait for one message %.2f s (limit %d s)\n", maxpair / 1e3,
+               PAIR_WAIT);
     pvm_initsend(PvmDataDefault);
     pvm_mcast(tids + 1, n - 1, TAG_BYE);
     printf("%s: %d tasks (%s, transport %s)\n", bad ? "FAIL" : "PASS", n, mode, pvmam_transport());
@@ -171,13 +236,14 @@ static int master(void)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: scale N ondemand|init\n");
+        fprintf(stderr, "usage: scale N ondemand|init|pairs\n");
         return 2;
     }
     n = atoi(argv[1]);
     mode = argv[2];
-    if (n < 2 || n > 1024 || (strcmp(mode, "ondemand") && strcmp(mode, "init"))) {
-        fprintf(stderr, "scale: N from 2 to 1024, ondemand or init\n");
+    if (n < 2 || n > 1024 ||
+        (strcmp(mode, "ondemand") && strcmp(mode, "init") && strcmp(mode, "pairs"))) {
+        fprintf(stderr, "scale: N from 2 to 1024, ondemand, init or pairs\n");
         return 2;
     }
     int me = pvm_mytid();
