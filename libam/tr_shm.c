@@ -97,6 +97,14 @@ static void shm_ep_free(am_interface_t *ifc, am_endpoint_t *ep)
 
 /* ---- receiving ------------------------------------------------------------ */
 
+/* A REC_AM's body of size bytes holds a valid AM header whose length is
+ * the rest (on_am's check, and shm_take_ep's before it offers one). */
+static inline int am_rec_ok(am_interface_t *ifc, const char *body, uint32_t size,
+                            struct amx_hdr *h)
+{
+    return size >= AMX_HDR && amx_shm_parse_am(ifc, body, h) == 0 && h->len == size - AMX_HDR;
+}
+
 /* A small AM's payload is copied out, so its room goes back before its
  * handler runs (and replies: the reply's ack lets the sender start its
  * ring over); a bigger one is handled in place, pinning the ring. */
@@ -105,7 +113,7 @@ static inline __attribute__((always_inline)) int on_am(am_interface_t *ifc, am_e
 {
     struct shm_ep *e = ep->tp;
     struct amx_hdr h;
-    if (size < AMX_HDR || amx_shm_parse_am(ifc, body, &h) < 0 || h.len != size - AMX_HDR)
+    if (!am_rec_ok(ifc, body, size, &h))
         return amx_shm_corrupt(ifc, ep);
     ifc->rx_read += size;
     if (h.len <= AMX_PACK_MAX) {
@@ -156,6 +164,13 @@ static inline void rx_end(am_interface_t *ifc, am_endpoint_t *ep)
     }
 }
 
+/* A record of size body bytes at off lies inside the ring (read_ring's
+ * check, and shm_take_ep's). */
+static inline int rec_in_ring(const struct ring_rx *rx, uint64_t off, uint32_t size)
+{
+    return size <= rx->R - off - sizeof(struct rec) && REC_LEN(size) <= rx->R - off;
+}
+
 /* Handle what the peer published, up to RX_BATCH records; the space goes
  * back (tail) when no handler of this ring is still running. */
 static int read_ring(am_interface_t *ifc, am_endpoint_t *ep)
@@ -172,7 +187,7 @@ static int read_ring(am_interface_t *ifc, am_endpoint_t *ep)
         uint64_t off = (uint64_t)((char *)at - rx->data);
         struct rec r = { 0, at->kind, at->size, at->ack };   /* after the stamp (acquire) */
         uint64_t adv = REC_LEN(r.size);
-        if (r.size > rx->R - off - sizeof r || adv > rx->R - off) {
+        if (!rec_in_ring(rx, off, r.size)) {
             amx_shm_corrupt(ifc, ep);
             break;
         }
@@ -319,8 +334,7 @@ static __attribute__((noinline)) struct amx_hdr take_am_hdr(am_interface_t *ifc,
     struct amx_hdr h = { 0 };
     uint64_t off = (uint64_t)((const char *)at - rx->data);
     *adv = REC_LEN(size);
-    if (size > rx->R - off - sizeof *at || *adv > rx->R - off || size < AMX_HDR ||
-        amx_shm_parse_am(ifc, (const char *)at + sizeof *at, &h) < 0 || h.len != size - AMX_HDR)
+    if (!rec_in_ring(rx, off, size) || !am_rec_ok(ifc, (const char *)at + sizeof *at, size, &h))
         *adv = 0;
     return h;
 }
