@@ -229,6 +229,19 @@ size_t am_token_placed(const am_token_t *tok);
  * away instead; the handler still runs as usual.  No-op if none. */
 void am_placement_discard(am_endpoint_t *ep);
 
+/* While a caller waits for ep's big request to land in a place of its own
+ * (pvmam: a pvm_precv's buffer), a big request from another peer that a
+ * transport would land by placement (shm: a descriptor the receiver
+ * copies from the sender's memory) may wait where it is, unread, for a
+ * later poll, instead of landing in a buffer of the caller's that is
+ * copied again once it is asked for.  Each such request waits at most
+ * AM_HOLD_US of polls from when a poll first left it (its sender waits
+ * for that copy meanwhile), so no wait can hang on a hold; ep's own come
+ * in as ever.  NULL ends the hold.  Transports without placement by
+ * descriptor ignore it. */
+#define AM_HOLD_US 1000
+void am_hold_big(am_interface_t *ifc, am_endpoint_t *ep);
+
 /* ---- progress ----------------------------------------------------------- */
 /* Service the network without blocking: receive and dispatch what is there,
  * retransmit expired requests.  Returns the number of messages handled (>=0)

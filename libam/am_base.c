@@ -122,6 +122,8 @@ static char no_addr[1];   /* an endpoint's name and cap until set_peer */
 
 static void free_ep(am_interface_t *ifc, am_endpoint_t *ep)
 {
+    if (ifc->hold_ep == ep)
+        ifc->hold_ep = NULL;
     ifc->tr->ep_free(ifc, ep);
     if (ep->cap != no_addr)
         free(ep->cap);
@@ -371,6 +373,12 @@ int32_t am_token_tid(const am_token_t *t) { return t && t->ep ? t->ep->tid : -1;
 int am_token_is_request(const am_token_t *t) { return t ? t->is_request : 0; }
 size_t am_token_placed(const am_token_t *t) { return t ? t->placed : 0; }
 uint64_t am_bytes_read(const am_interface_t *ifc) { return ifc ? ifc->rx_read : 0; }
+
+void am_hold_big(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    if (ifc)
+        ifc->hold_ep = ep;
+}
 
 void am_placement_discard(am_endpoint_t *ep)
 {

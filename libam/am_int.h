@@ -173,6 +173,7 @@ struct am_interface {
     int tx_lent;                   /* the AM being sent is lent (am_request_lend_ep) */
     unsigned drop_rnd;             /* cfg.fault_drop_ppm's generator */
     size_t rx_placed;              /* for the delivery under way (placement) */
+    am_endpoint_t *hold_ep;        /* am_hold_big: others' big requests may wait */
     uint64_t rx_read;              /* bytes read by the transport (am_bytes_read) */
     struct am_stats st;
 };

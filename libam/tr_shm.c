@@ -164,6 +164,23 @@ static inline void rx_end(am_interface_t *ifc, am_endpoint_t *ep)
     }
 }
 
+/* A BIG record at the head of ep's ring waits (am_hold_big) while the
+ * caller waits for another peer's big AM, at most AM_HOLD_US from when a
+ * poll first left it: the clock is read only for such a record. */
+static int held(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    struct shm_ep *e = ep->tp;
+    if (ifc->hold_ep && ifc->hold_ep != ep) {
+        uint64_t now = amx_now_us() + 1;   /* + 1: never 0, "not held" */
+        if (!e->held_since)
+            e->held_since = now;
+        if (now - e->held_since < AM_HOLD_US)
+            return 1;
+    }
+    e->held_since = 0;
+    return 0;
+}
+
 /* A record of size body bytes at off lies inside the ring (read_ring's
  * check, and shm_take_ep's). */
 static inline int rec_in_ring(const struct ring_rx *rx, uint64_t off, uint32_t size)
@@ -198,8 +215,10 @@ static int read_ring(am_interface_t *ifc, am_endpoint_t *ep)
         /* A big AM waits for the next poll unless it comes first: the
          * caller may have to act on what came before it (a pvm_precv that
          * returns and posts its buffer again), so that it finds a placer
-         * ready instead of landing in a buffer and being copied twice. */
-        if (r.kind == REC_BIG && k > 0)
+         * ready instead of landing in a buffer and being copied twice;
+         * while the caller waits for another peer's, it may wait longer
+         * (am_hold_big, held). */
+        if (r.kind == REC_BIG && (k > 0 || held(ifc, ep)))
             break;
         char *body = rx->data + off + sizeof r;
         rx->pos += adv;   /* before the handler: a nested poll goes on from here */

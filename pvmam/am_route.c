@@ -69,6 +69,31 @@ static int r_sent_daemon(void *ctx, int tid, const struct pmsg *m)
     return p && pvmx_link_want(p);
 }
 
+/* A pvm_precv waiting for one peer's message with room for a big one
+ * (route.h pvmi_sink_wants): during this poll other peers' big AMs wait
+ * unread (am_hold_big; libam bounds each wait), so a contribution that
+ * comes while the root of a reduce waits for another member lands in the
+ * next pvm_precv's buffer rather than in a message block it would copy
+ * again (docs/performance.md, "the 1 MiB reduce's second copy").  Returns
+ * the interface held, to be let go after the poll (NULL: none). */
+#define HOLD_MIN (64u << 10)
+
+static am_interface_t *hold_begin(void)
+{
+    int tid = pvmi_sink_wants(HOLD_MIN);
+    struct pvmx_peer *p = tid ? pvmx_peer_find(tid) : NULL;
+    if (!p || !p->ep)
+        return NULL;
+    am_hold_big(p->ifc, p->ep);
+    return p->ifc;
+}
+
+static void hold_end(am_interface_t *ifc)
+{
+    if (ifc)
+        am_hold_big(ifc, NULL);
+}
+
 static int r_poll(void *ctx)
 {
     (void)ctx;
@@ -79,12 +104,14 @@ static int r_poll(void *ctx)
     if (pvmx.placing)
         pvmx_frag_check_place();
     int n = 0, moved = 0;
+    am_interface_t *held = hold_begin();
     for (int i = 0; i < pvmx.nifc; i++) {
         uint64_t before = am_bytes_read(pvmx.ifc[i]);
         int rc = am_poll(pvmx.ifc[i]);
         n += rc > 0 ? rc : 0;
         moved |= am_bytes_read(pvmx.ifc[i]) != before;
     }
+    hold_end(held);
     int changed = pvmx_link_work();
     return n > 0 ? n : moved || changed;
 }
@@ -102,7 +129,9 @@ static int r_poll_from(void *ctx, int tid)
     struct pvmx_peer *p = pvmx_peer_find(tid);
     if (!p || !p->ep || !pvmx_link_rx(p) || pvmx_link_dead(p) || p->need_close)
         return -1;
+    am_interface_t *held = hold_begin();
     int rc = am_poll_ep(p->ifc, p->ep);
+    hold_end(held);
     return rc > 0 ? rc : 0;
 }
 

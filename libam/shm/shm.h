@@ -72,6 +72,7 @@ struct shm_ep {
     int warm;                    /* 0: not yet; 1: asked (declined); 2: mapped whole */
     int rx_depth;                /* read_ring on the stack (handlers may nest) */
     int buf_busy;                /* buf holds an AM being handled */
+    uint64_t held_since;         /* am_hold_big left our BIG record since (us; 0: not) */
     char *buf;                   /* for AMs no placer took */
     size_t buf_cap;
     /* a BIG_STREAM payload still arriving in CHUNKs */

@@ -201,5 +201,11 @@ void pvmi_sink_cancel(unsigned token, struct pmsg *m);
 /* A whole message that arrived at once (len bytes at data): claim, copy
  * and complete in one call.  1 if it landed; 0: deliver it as usual. */
 int pvmi_sink_put(int src, int tag, int ctx, uint32_t encword, const void *data, size_t len);
+/* The one source whose message a waiting pvm_precv with room for at least
+ * min bytes wants, while it may still land (0: none).  A route may leave
+ * other sources' big messages unread meanwhile, for a bounded time of its
+ * own, so that the pvm_precv that asks for one next lands it too, rather
+ * than copy it out of a message block (pvmam: am_hold_big). */
+int pvmi_sink_wants(size_t min);
 
 #endif /* PVM3_ROUTE_H */

@@ -44,6 +44,12 @@ void pvmi_sink_arm(int src, int tag, int ctx, int bytes_only, void *buf, size_t 
 
 int pvmi_sink_landing(void) { return s.armed && s.landing; }
 
+int pvmi_sink_wants(size_t min)
+{
+    return s.armed && !s.landing && !s.done && !s.closed && s.src != -1 && s.cap >= min ? s.src
+                                                                                       : 0;
+}
+
 static int matches(int src, int tag, int ctx)
 {
     return (s.src == -1 || s.src == src) && (s.tag == -1 || s.tag == tag) && s.ctx == ctx;

@@ -3,12 +3,15 @@
  * does not run.  With more tasks than cores a receiver is often not
  * running when a message for it is sent; up to 256 KiB the sender must
  * go on, its payload copied into the ring (libam/shm/ring.c, sizing).
+ * And a receiver waiting for one peer's big AM that leaves another's
+ * unread for a while (am_hold_big).
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/uio.h>
 #include "fixture.h"
 
 /* One sink request (fixture.c, on_sink: number i and checksum first). */
@@ -71,9 +74,84 @@ START_TEST(shm_256k_to_a_stopped_receiver_goes_on)
 }
 END_TEST
 
+/* An echo of len bytes (fixture.c, on_echo), lent: we do not wait for
+ * the peer's copy here, so nothing is polled on the way. */
+static void echo_lent(am_interface_t *ifc, am_endpoint_t *ep, unsigned char *buf,
+                      uint32_t seq, size_t len)
+{
+    uint32_t w[2] = { seq, test_sum32(buf + 8, len - 8) };
+    memcpy(buf, w, 8);
+    struct iovec iov = { buf, len };
+    ck_assert_int_eq(am_request_lend_ep(ifc, ep, h_echo, &iov, 1), AM_OK);
+}
+
+/* am_hold_big: while we wait for another peer's big AM, a big one (by
+ * descriptor, more than half a ring) from this peer stays in its ring,
+ * unread: pvm_precv's root of a reduce would otherwise land it in a
+ * message block and copy it again (docs/performance.md, "the 1 MiB
+ * reduce's second copy").  Held only for a bounded time, and never when
+ * it is the awaited peer's own.  The peer's echo is in our ring after a
+ * pause (the peer waits in its handler for our copy of it). */
+START_TEST(shm_hold_big_leaves_others_big_ams)
+{
+    struct peer p;
+    am_interface_t *ifc = start_pair(&p, small_cfg());
+    size_t len = (size_t)512 << 10;
+    ck_assert_uint_ge(am_max_payload(ifc), len);
+    unsigned char *buf = malloc(len);
+    ck_assert_ptr_nonnull(buf);
+    for (size_t j = 0; j < len; j++)
+        buf[j] = (unsigned char)(j * 5 + 3);
+    echoed = echo_errors = 0;
+    echo_send(ifc, buf, 0, 64);   /* the link is up */
+    echo_drain(ifc, 1);
+    am_endpoint_t *peer = am_find_task(ifc, 2), *other;
+    ck_assert_ptr_nonnull(peer);
+    ck_assert_int_eq(am_allocate_task(ifc, &other), AM_OK);   /* an awaited peer, never linked */
+
+    /* held: one poll leaves it; once let go, one poll takes it */
+    echo_lent(ifc, peer, buf, 1, len);
+    am_hold_big(ifc, other);
+    usleep(300 * 1000);
+    am_poll(ifc);
+    ck_assert_msg(echoed == 1, "a big AM from a peer not awaited was read during a hold");
+    am_hold_big(ifc, NULL);
+    WAIT_WHILE(ifc, WAIT_SECS, echoed < 2);
+    ck_assert_uint_eq(echoed, 2);
+    ck_assert_int_eq(am_reclaim(ifc, peer), AM_OK);
+
+    /* a hold that is never let go ends for that AM after AM_HOLD_US */
+    echo_lent(ifc, peer, buf, 2, len);
+    am_hold_big(ifc, other);
+    usleep(300 * 1000);
+    uint64_t t0 = test_now_ms();
+    WAIT_WHILE(ifc, WAIT_SECS, echoed < 3);
+    uint64_t took = test_now_ms() - t0;
+    ck_assert_uint_eq(echoed, 3);
+    ck_assert_msg(took < 1000, "a held AM waited %llu ms", (unsigned long long)took);
+    ck_assert_int_eq(am_reclaim(ifc, peer), AM_OK);
+
+    /* the awaited peer's own is not held */
+    echo_lent(ifc, peer, buf, 3, len);
+    am_hold_big(ifc, peer);
+    usleep(300 * 1000);
+    am_poll(ifc);
+    ck_assert_msg(echoed == 4, "the awaited peer's big AM was held");
+    am_hold_big(ifc, NULL);
+    ck_assert_int_eq(am_reclaim(ifc, peer), AM_OK);
+    ck_assert_uint_eq(echo_errors, 0);
+    ck_assert_int_eq(am_deallocate_task(ifc, other), AM_OK);
+    uint64_t res[NRES];
+    stop_pair(&p, res);
+    free(buf);
+    am_shutdown(ifc);
+}
+END_TEST
+
 void waits_tests(TCase *tc)
 {
     if (!shm)
         return;
     tcase_add_test(tc, shm_256k_to_a_stopped_receiver_goes_on);
+    tcase_add_test(tc, shm_hold_big_leaves_others_big_ams);
 }
