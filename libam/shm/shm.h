@@ -53,8 +53,12 @@ struct shm_ep {
     int fd, pidfd, peer_efd;
     pid_t pid;
     int connector, welcomed;
-    char *base;                  /* the segment, mapped */
+    char *base;                  /* the segment, mapped (NULL: not yet, segment.c amx_shm_map) */
     size_t seg_size;
+    int memfd;                   /* the segment until it is mapped, then -1 */
+    uint64_t R, salt;            /* its rings' size and stamps' salt (from the hello) */
+    int rx_cma, tx_cma;          /* the rings' cma_ok as known before mapping: we may read
+                                    the peer's memory (rx), it may read ours (tx) */
     struct ring_tx tx;           /* the ring we write */
     struct ring_rx rx;           /* the ring we read */
     /* producer */
@@ -101,6 +105,8 @@ void amx_shm_host(const am_endpoint_t *ep, char *buf, size_t size);
 int amx_shm_connect(am_interface_t *ifc, am_endpoint_t *ep);
 int amx_shm_accept(am_interface_t *ifc, am_endpoint_t *ep);
 int amx_shm_handshake(am_interface_t *ifc, am_endpoint_t *ep, uint64_t deadline);
+int amx_shm_map(am_interface_t *ifc, am_endpoint_t *ep, int tell);
+int amx_shm_notes(am_interface_t *ifc, am_endpoint_t *ep);
 void amx_shm_unwatch(am_interface_t *ifc, am_endpoint_t *ep);
 void amx_shm_wake(am_interface_t *ifc, am_endpoint_t *ep);
 void amx_shm_consumed(am_interface_t *ifc, am_endpoint_t *ep);
