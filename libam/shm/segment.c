@@ -391,6 +391,8 @@ void amx_shm_warm(am_interface_t *ifc, am_endpoint_t *ep)
 #endif
 }
 
+static int watch_pid(am_interface_t *ifc, am_endpoint_t *ep);
+
 /* The segment's memfd, kept until first use (amx_shm_map). */
 static void keep_segment(struct shm_ep *e, int memfd, size_t size, uint64_t R, uint64_t salt,
                          int connector)
@@ -409,6 +411,12 @@ static void keep_segment(struct shm_ep *e, int memfd, size_t size, uint64_t R, u
  * ends unmapped loses nothing (tr_shm.c, peer_event).  The cma_ok of each
  * ring, learned by the probes at the handshake, is stored now; the
  * connector takes the welcome first if it is there (it gives ring 0's).
+ * The peer's pidfd is opened now too: until then its socket alone says
+ * when it is gone (enough while nothing was sent: a peer's fork child that
+ * still holds the socket keeps an unused link open), and a link keeps
+ * three descriptors either way (the socket, the peer's eventfd, and the
+ * memfd or the pidfd): a master linked with 255 peers stays within the
+ * default limit of 1024 (tests/integration/scale.sh).
  * AM_OK, or AM_ERR_DEAD (the caller declares the peer dead). */
 int amx_shm_map(am_interface_t *ifc, am_endpoint_t *ep, int tell)
 {
@@ -431,6 +439,8 @@ int amx_shm_map(am_interface_t *ifc, am_endpoint_t *ep, int tell)
     amx_shm_rings(&e->tx, &e->rx, base, e->R, e->salt, e->connector);
     if (e->connector && !e->welcomed && e->fd >= 0 &&
         amx_shm_handshake(ifc, ep, 0) == AM_ERR_DEAD)
+        return AM_ERR_DEAD;
+    if (e->pidfd < 0 && watch_pid(ifc, ep) < 0)
         return AM_ERR_DEAD;
     if (e->rx_cma)
         STORE(&e->rx.q->cma_ok, 1);
@@ -455,6 +465,7 @@ int amx_shm_notes(am_interface_t *ifc, am_endpoint_t *ep)
     }
     return 1;   /* more than a peer ever says: the rest at the next event */
 }
+
 /* Watch the peer's pid (its end), instead of any pid watched before. */
 static int watch_pid(am_interface_t *ifc, am_endpoint_t *ep)
 {
@@ -477,7 +488,8 @@ static int watch_pid(am_interface_t *ifc, am_endpoint_t *ep)
     return AM_OK;
 }
 
-/* Watch the peer's socket and pidfd (its end). */
+/* Watch the peer's socket (its end; its pidfd too once the segment is
+ * mapped, amx_shm_map). */
 static int watch(am_interface_t *ifc, am_endpoint_t *ep)
 {
     struct shm *s = ifc->trd;
@@ -485,7 +497,7 @@ static int watch(am_interface_t *ifc, am_endpoint_t *ep)
     struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP, .data.u64 = (uintptr_t)ep };
     if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, e->fd, &ev) < 0)
         return AM_ERR_SYS;
-    return watch_pid(ifc, ep);
+    return AM_OK;
 }
 
 int amx_shm_connect(am_interface_t *ifc, am_endpoint_t *ep)
@@ -576,7 +588,7 @@ int amx_shm_handshake(am_interface_t *ifc, am_endpoint_t *ep, uint64_t deadline)
     s->handshakes--;
     if (cr.pid > 0 && cr.pid != e->pid) {   /* the acceptor is not the listener's maker */
         e->pid = cr.pid;
-        if (watch_pid(ifc, ep) < 0)
+        if (e->base && watch_pid(ifc, ep) < 0)   /* else amx_shm_map watches it */
             return AM_ERR_DEAD;
     }
     e->rx_cma = can_read(s, e->pid, w.probe_addr, w.probe_val);
