@@ -9,9 +9,9 @@
  * named "pvmam-" + the acceptor's address (abstract names are per network
  * namespace and vanish with their socket); the peer must have our uid
  * (SO_PEERCRED).  The acceptor answers with its own eventfd (the
- * welcome).  The socket then stays open only to say when the other side
- * is gone; a pidfd says it too, for a peer whose socket a forked child
- * still holds.
+ * welcome) when it maps the segment (below).  The socket then stays open
+ * to say when the other side is gone; a pidfd says it too once the
+ * segment is mapped, for a peer whose socket a forked child still holds.
  *
  * The acceptor's side of the handshake ends in am_accept; the
  * connector's ends in amx_shm_handshake, once: the connector does not
@@ -20,10 +20,12 @@
  *
  * Neither side maps the segment in the handshake: each keeps its memfd
  * and maps it when it first sends (amx_shm_map), saying so to the other
- * with a one-byte note on the socket (NOTE_MAP, libam/tr_shm.h), on which
- * the other maps it too.  The mappings, their page faults and the pages
- * of the header were two fifths of the kernel's work per link of
- * pvmam_init's mesh, whose links mostly never carry a message
+ * (the connector with a one-byte note on the socket, NOTE_MAP,
+ * libam/tr_shm.h; the acceptor with its welcome), on which the other maps
+ * it too.  The mappings, their page faults and the pages of the header
+ * were two fifths of the kernel's work per link of pvmam_init's mesh,
+ * whose links mostly never carry a message, and each welcome sent at
+ * accept woke a connector that slept waiting for the mesh's GO
  * (docs/performance.md).  Nothing about the link is decided there: every
  * check of the segment is made at the handshake (sizes, seals), so a
  * link accepted can take a message at once, and a side that maps after
@@ -425,7 +427,15 @@ int amx_shm_map(am_interface_t *ifc, am_endpoint_t *ep, int tell)
         return AM_OK;
     if (e->memfd < 0 || e->fd < 0)
         return AM_ERR_DEAD;
-    if (tell) {
+    struct shm *s = ifc->trd;
+    if (!e->connector) {   /* the welcome is our note: our eventfd, our probe */
+        e->rx_cma = can_read(s, e->pid, e->probe_addr, e->probe_val);
+        struct welcome w = { .magic = SEG_MAGIC, .version = SEG_VERSION,
+                             .probe_addr = (uintptr_t)&probe_word, .probe_val = probe_now(),
+                             .cma_ok = (uint32_t)e->rx_cma };
+        if (send_fds(e->fd, &w, sizeof w, &s->efd, 1) < 0)
+            return AM_ERR_DEAD;
+    } else if (tell) {
         char note = NOTE_MAP;
         if (send(e->fd, &note, 1, MSG_NOSIGNAL | MSG_DONTWAIT) != 1)
             return AM_ERR_DEAD;
@@ -437,9 +447,14 @@ int amx_shm_map(am_interface_t *ifc, am_endpoint_t *ep, int tell)
     e->memfd = -1;
     e->base = base;
     amx_shm_rings(&e->tx, &e->rx, base, e->R, e->salt, e->connector);
-    if (e->connector && !e->welcomed && e->fd >= 0 &&
-        amx_shm_handshake(ifc, ep, 0) == AM_ERR_DEAD)
-        return AM_ERR_DEAD;
+    if (e->connector && !e->welcomed && e->fd >= 0) {
+        if (amx_shm_handshake(ifc, ep, 0) == AM_ERR_DEAD)
+            return AM_ERR_DEAD;
+        if (!e->welcomed && !e->awaiting) {   /* it comes once the acceptor maps */
+            e->awaiting = 1;
+            s->handshakes++;
+        }
+    }
     if (e->pidfd < 0 && watch_pid(ifc, ep) < 0)
         return AM_ERR_DEAD;
     if (e->rx_cma)
@@ -545,7 +560,6 @@ int amx_shm_connect(am_interface_t *ifc, am_endpoint_t *ep)
         goto fail;
     keep_segment(e, memfd, size, R, salt, 1);   /* mapped on first use (amx_shm_map) */
     e->fd = fd;
-    s->handshakes++;   /* until amx_shm_handshake or amx_shm_unwatch */
     if (watch(ifc, ep) < 0)
         return AM_ERR_SYS;   /* ep_free closes the rest */
     return AM_OK;
@@ -565,7 +579,8 @@ fail:
  * peer_event), or at once by amx_shm_wake, which needs the eventfd: the
  * acceptor marks its rings only after sending the welcome, so it is
  * there by then.  AM_OK, AM_ERR_TIMEOUT (not yet), or AM_ERR_DEAD: the
- * caller declares the peer dead. */
+ * caller declares the peer dead.  The welcome comes when the acceptor
+ * maps the segment, which it says so: we map it too. */
 int amx_shm_handshake(am_interface_t *ifc, am_endpoint_t *ep, uint64_t deadline)
 {
     struct shm *s = ifc->trd;
@@ -585,7 +600,10 @@ int amx_shm_handshake(am_interface_t *ifc, am_endpoint_t *ep, uint64_t deadline)
     }
     e->peer_efd = efd;
     e->welcomed = 1;
-    s->handshakes--;
+    if (e->awaiting) {
+        e->awaiting = 0;
+        s->handshakes--;
+    }
     if (cr.pid > 0 && cr.pid != e->pid) {   /* the acceptor is not the listener's maker */
         e->pid = cr.pid;
         if (e->base && watch_pid(ifc, ep) < 0)   /* else amx_shm_map watches it */
@@ -597,7 +615,7 @@ int amx_shm_handshake(am_interface_t *ifc, am_endpoint_t *ep, uint64_t deadline)
         STORE(&e->rx.q->cma_ok, 1);
     if (e->base && e->tx_cma)
         STORE(&e->tx.q->cma_ok, 1);
-    return AM_OK;
+    return e->base ? AM_OK : amx_shm_map(ifc, ep, 0);   /* it mapped: so do we */
 }
 
 /* Take the connector's segment after checking every size it claims (it
@@ -621,13 +639,9 @@ static int attach_parked(am_interface_t *ifc, am_endpoint_t *ep, struct amx_park
     e->peer_efd = sp->efd;
     e->pid = sp->pid;
     e->welcomed = 1;
+    e->probe_addr = sp->h.probe_addr;   /* probed, and answered, when we map */
+    e->probe_val = sp->h.probe_val;
     pk->fd = sp->memfd = sp->efd = -1;
-    e->rx_cma = can_read(s, e->pid, sp->h.probe_addr, sp->h.probe_val);
-    struct welcome w = { .magic = SEG_MAGIC, .version = SEG_VERSION,
-                         .probe_addr = (uintptr_t)&probe_word, .probe_val = probe_now(),
-                         .cma_ok = (uint32_t)e->rx_cma };
-    if (send_fds(e->fd, &w, sizeof w, &s->efd, 1) < 0)
-        return AM_ERR_DEAD;
     return watch(ifc, ep);
 }
 
@@ -654,8 +668,9 @@ void amx_shm_unwatch(am_interface_t *ifc, am_endpoint_t *ep)
     struct shm *s = ifc->trd;
     struct shm_ep *e = ep->tp;
     if (e->fd >= 0) {
-        if (e->connector && !e->welcomed)
+        if (e->awaiting)
             s->handshakes--;
+        e->awaiting = 0;
         if (!ifc->closing)
             epoll_ctl(s->epfd, EPOLL_CTL_DEL, e->fd, NULL);
         close(e->fd);

@@ -29,7 +29,7 @@
 struct shm {
     int lfd, epfd, efd;
     struct amx_park pk;          /* connections before their endpoint (conn_park.c) */
-    int handshakes;              /* our connections still without their welcome */
+    int handshakes;              /* our mapped connections still without their welcome */
     unsigned polls;
     int armed;                   /* am_event_fd marked the rings: am_poll unmarks */
     int no_cma;                  /* LIBAM_SHM_NO_CMA: never read peers' memory */
@@ -59,6 +59,9 @@ struct shm_ep {
     uint64_t R, salt;            /* its rings' size and stamps' salt (from the hello) */
     int rx_cma, tx_cma;          /* the rings' cma_ok as known before mapping: we may read
                                     the peer's memory (rx), it may read ours (tx) */
+    uint64_t probe_addr, probe_val;   /* the acceptor's: the hello's probe, read at map */
+    int awaiting;                /* connector: mapped, its welcome not yet taken
+                                    (counted in struct shm's handshakes) */
     struct ring_tx tx;           /* the ring we write */
     struct ring_rx rx;           /* the ring we read */
     /* producer */
