@@ -10,7 +10,10 @@
  *                  alone and all together; prints CPU microseconds per link
  *                  to make them (setup) and to close them (teardown), and
  *                  page faults per link (getrusage: load-independent
- *                  except for cache effects)
+ *                  except for cache effects).  The last rows: the segment
+ *                  not mapped when the link opens (libam maps it on first
+ *                  use, libam/shm/segment.c amx_shm_map), then also no
+ *                  pidfds (libam opens them at that mapping too)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
