@@ -248,16 +248,21 @@ static int read_ring(am_interface_t *ifc, am_endpoint_t *ep)
 
 /* The peer's socket or pidfd spoke: before its welcome (we connected)
  * that is the welcome, which ends the handshake (amx_shm_handshake);
- * otherwise the peer is gone.  What it sent before counts. */
+ * then its notes (it mapped the segment: we map it too, segment.c
+ * amx_shm_notes); otherwise the peer is gone.  What it sent before
+ * counts: a peer writes into its ring only once mapped, and says so
+ * before, so its last notes are read before its ring is. */
 static int peer_event(am_interface_t *ifc, am_endpoint_t *ep, int pidfd)
 {
     struct shm_ep *e = ep->tp;
     if (ep->dead)
         return 0;
-    if (!pidfd && !e->welcomed && amx_shm_handshake(ifc, ep, 0) != AM_ERR_DEAD)
+    if (!e->welcomed && amx_shm_handshake(ifc, ep, 0) != AM_ERR_DEAD && !pidfd)
+        return 0;
+    if (e->welcomed && amx_shm_notes(ifc, ep) && !pidfd)
         return 0;
     int handled = 0;
-    for (int i = 0; i < 1024 && !ep->dead && ring_pending(&e->rx); i++)
+    for (int i = 0; i < 1024 && e->base && !ep->dead && ring_pending(&e->rx); i++)
         handled += read_ring(ifc, ep);
     amx_declare_dead(ifc, ep);
     return handled;
@@ -734,8 +739,12 @@ static int shm_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
     /* lent by the caller (am_send.c): only for this AM, never a handler's */
     int lent = ifc->tx_lent && !ifc->in_handler;
     ifc->tx_lent = 0;
-    if (ep->dead || !e->base || e->fd < 0)
+    if (ep->dead || e->fd < 0)
         return AM_ERR_DEAD;
+    if (!e->base && amx_shm_map(ifc, ep, 1) < 0) {   /* the link's first send */
+        amx_declare_dead(ifc, ep);
+        return AM_ERR_DEAD;
+    }
     if (e->sending || (e->rx_depth && (e->outq || !starts_now(e, iov, n))))
         return queue_out(e, iov, n);
     e->sending = 1;

@@ -16,12 +16,14 @@
 #define SHM_SOCK_PREFIX "pvmam-"   /* abstract AF_UNIX name: this + the address */
 #define LINE 128   /* two 64-byte lines: the adjacent-line prefetcher fetches pairs */
 #define SEG_MAGIC 0x414d5348u   /* "AMSH" */
-#define SEG_VERSION 8   /* 2: the hello carries the secret; 3: stamped records;
+#define SEG_VERSION 9   /* 2: the hello carries the secret; 3: stamped records;
                            4: ring 0 in the header's page; 5: host-order AM headers;
                            6: records carry an ack, a ring may start over, and a
                               BIG_CMA's consumer may ask its producer to help copy;
                            7: REC_SHORT, a small AM in one line;
-                           8: ring.started */
+                           8: ring.started;
+                           9: the salt in the hello, the acceptor's probe in the
+                              welcome, segments mapped on first use (NOTE_MAP) */
 #define RING_MIN ((uint64_t)64 << 10)
 #define RING_MAX ((uint64_t)64 << 20)
 /* Payloads up to this are copied through the ring; bigger ones go by
@@ -61,7 +63,8 @@ enum { HELP_ASKED = 1, HELP_WRITING, HELP_WRITTEN, HELP_FAILED, HELP_TAKEN };
 struct seg {
     uint32_t magic, version;
     uint64_t ring_size;
-    uint64_t salt;                       /* stamps (struct rec): the connector's random */
+    uint64_t salt;                       /* stamps (struct rec): the connector's random
+                                            (the hello carries it; not read from here) */
     _Alignas(LINE) struct ring ring[2];  /* [0] connector to acceptor, [1] back */
 };
 /* Ring 0 starts right after the header, in its page: a link that has
@@ -123,17 +126,27 @@ struct span { uint64_t base, len; };
 
 /* Over the socket: connector -> acceptor with [memfd, eventfd], and the
  * answer with [eventfd].  probe_*: a word of the sender's memory, which the
- * other side reads to learn whether it may (process_vm_readv). */
+ * other side reads to learn whether it may (process_vm_readv).  Neither
+ * side maps the segment then: the hello says all the acceptor checks, and
+ * a side maps it when it first sends, telling the other with NOTE_MAP
+ * (libam/shm/segment.c, amx_shm_map). */
 struct hello {
     uint32_t magic, version;
     uint64_t key;             /* the acceptor's secret (am_auth.c) */
     char addr[AMX_ADDRLEN];
     uint64_t seg_size, ring_size;
     uint64_t probe_addr, probe_val;
+    uint64_t salt;            /* stamps (struct rec): top bit set, never a position */
 };
 struct welcome {
     uint32_t magic, version;
     uint64_t probe_addr, probe_val;
+    uint32_t cma_ok;          /* the acceptor may read the connector's memory: ring 0's
+                                 cma_ok, which the connector stores when it maps */
+    uint32_t pad;
 };
+/* After the welcome, the socket carries only one-byte notes: NOTE_MAP, "I
+ * mapped the segment (and may write into my ring): map it too". */
+#define NOTE_MAP 'M'
 
 #endif

@@ -10,7 +10,10 @@
  *                  alone and all together; prints CPU microseconds per link
  *                  to make them (setup) and to close them (teardown), and
  *                  page faults per link (getrusage: load-independent
- *                  except for cache effects)
+ *                  except for cache effects).  The last rows: the segment
+ *                  not mapped when the link opens (libam maps it on first
+ *                  use, libam/shm/segment.c amx_shm_map), then also no
+ *                  pidfds (libam opens them at that mapping too)
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -31,7 +34,8 @@
 
 #define SEG ((size_t)4096 + 2 * ((size_t)512 << 10))   /* the default depth's segment */
 
-enum { P_SOCK = 1, P_SEG = 2, P_FDS = 4, P_WATCH = 8, P_PROBE = 16, P_RING1 = 32, P_SHARED = 64 };
+enum { P_SOCK = 1, P_SEG = 2, P_FDS = 4, P_WATCH = 8, P_PROBE = 16, P_RING1 = 32, P_SHARED = 64,
+       P_NOMAP = 128, P_NOPID = 256 };
 
 struct link { int fd[8]; char *map[2]; };
 
@@ -111,10 +115,12 @@ static int make(struct link *k, unsigned what)
                 fcntl(m, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
                 return -1;
         }
-        k->map[0] = mmap(NULL, SEG, PROT_READ | PROT_WRITE, MAP_SHARED, m, 0);
-        if (k->map[0] == MAP_FAILED)
-            return -1;
-        k->map[0][0] = 1;   /* the connector writes the header */
+        if (!(what & P_NOMAP)) {
+            k->map[0] = mmap(NULL, SEG, PROT_READ | PROT_WRITE, MAP_SHARED, m, 0);
+            if (k->map[0] == MAP_FAILED)
+                return -1;
+            k->map[0][0] = 1;   /* the connector writes the header */
+        }
         if (what & P_FDS) {   /* the hello with [memfd, eventfd], the welcome with [eventfd] */
             int two[2] = { m, efd };
             if (send_fds(k->fd[0], two, 2) < 0 || recv_fds(k->fd[1], two, 2) < 0 ||
@@ -129,6 +135,10 @@ static int make(struct link *k, unsigned what)
         struct stat st;
         if (fstat(m2, &st) < 0 || fcntl(m2, F_GET_SEALS) < 0)
             return -1;
+        if (what & P_NOMAP) {   /* mapped on first use: the memfd is kept until then */
+            k->fd[6] = m2;
+            goto mapped;
+        }
         k->map[1] = mmap(NULL, SEG, PROT_READ | PROT_WRITE, MAP_SHARED, m2, 0);
         close(m2);
         if (k->map[1] == MAP_FAILED)
@@ -137,15 +147,18 @@ static int make(struct link *k, unsigned what)
         if (what & P_RING1)   /* the connector polls its inbound ring's first line */
             (void)*(volatile char *)(k->map[0] + 4096 + (512 << 10));
     }
+mapped:
     if (what & P_WATCH) {   /* each side's pidfd of the other, in its epoll set with the socket */
         struct epoll_event ev = { .events = EPOLLIN };
-        k->fd[4] = (int)syscall(SYS_pidfd_open, getpid(), 0);
-        k->fd[5] = (int)syscall(SYS_pidfd_open, getpid(), 0);
-        if (k->fd[4] < 0 || k->fd[5] < 0)
-            return -1;
+        if (!(what & P_NOPID)) {
+            k->fd[4] = (int)syscall(SYS_pidfd_open, getpid(), 0);
+            k->fd[5] = (int)syscall(SYS_pidfd_open, getpid(), 0);
+            if (k->fd[4] < 0 || k->fd[5] < 0)
+                return -1;
+        }
         for (int j = 0; j < 2; j++)
             if ((k->fd[j] >= 0 && epoll_ctl(epfd, EPOLL_CTL_ADD, k->fd[j], &ev) < 0) ||
-                epoll_ctl(epfd, EPOLL_CTL_ADD, k->fd[4 + j], &ev) < 0)
+                (k->fd[4 + j] >= 0 && epoll_ctl(epfd, EPOLL_CTL_ADD, k->fd[4 + j], &ev) < 0))
                 return -1;
     }
     if (what & P_PROBE) {   /* may each read the other's memory (process_vm_readv) */
@@ -223,5 +236,10 @@ int main(int argc, char **argv)
     rc |= run("all, as before ring.started", P_SOCK | P_SEG | P_FDS | P_WATCH | P_PROBE | P_RING1,
               n, ks);
     rc |= run("all (libam now)", P_SOCK | P_SEG | P_FDS | P_WATCH | P_PROBE, n, ks);
+    rc |= run("segment, mapped on first use", P_SEG | P_NOMAP, n, ks);
+    rc |= run("all, mapped on first use", P_SOCK | P_SEG | P_FDS | P_WATCH | P_PROBE | P_NOMAP,
+              n, ks);
+    rc |= run("all, first use, no pidfds", P_SOCK | P_SEG | P_FDS | P_WATCH | P_PROBE | P_NOMAP |
+              P_NOPID, n, ks);
     return rc ? 1 : 0;
 }

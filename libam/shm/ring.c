@@ -28,12 +28,13 @@ uint64_t amx_shm_ring_size_for(unsigned depth)
     return r;
 }
 
-/* Our ends of a segment's two rings: the connector produces ring 0. */
+/* Our ends of a segment's two rings: the connector produces ring 0.  The
+ * salt is the hello's (the segment's header is not read: each side maps
+ * the segment when it first needs it, segment.c amx_shm_map). */
 void amx_shm_rings(struct ring_tx *tx, struct ring_rx *rx, char *base, uint64_t R,
-                   int connector)
+                   uint64_t salt, int connector)
 {
     struct seg *g = (struct seg *)base;
-    uint64_t salt = LOAD_ACQ(&g->salt);
     *tx = (struct ring_tx){ .q = &g->ring[connector ? 0 : 1], .R = R, .salt = salt,
                             .data = base + DATA_OFF + (connector ? 0 : R) };
     *rx = (struct ring_rx){ .q = &g->ring[connector ? 1 : 0], .R = R, .salt = salt,

@@ -47,7 +47,7 @@ struct ring_rx {
 /* libam/shm/ring.c */
 uint64_t amx_shm_ring_size_for(unsigned depth);
 void amx_shm_rings(struct ring_tx *tx, struct ring_rx *rx, char *base, uint64_t R,
-                   int connector);
+                   uint64_t salt, int connector);
 char *amx_shm_ring_reserve(struct ring_tx *tx, uint64_t size, uint64_t ack);
 uint64_t amx_shm_ring_need(struct ring_tx *tx, uint64_t size);
 

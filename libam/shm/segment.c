@@ -9,14 +9,27 @@
  * named "pvmam-" + the acceptor's address (abstract names are per network
  * namespace and vanish with their socket); the peer must have our uid
  * (SO_PEERCRED).  The acceptor answers with its own eventfd (the
- * welcome).  The socket then stays open only to say when the other side
- * is gone; a pidfd says it too, for a peer whose socket a forked child
- * still holds.
+ * welcome) when it maps the segment (below).  The socket then stays open
+ * to say when the other side is gone; a pidfd says it too once the
+ * segment is mapped, for a peer whose socket a forked child still holds.
  *
  * The acceptor's side of the handshake ends in am_accept; the
  * connector's ends in amx_shm_handshake, once: the connector does not
  * wait for it in am_connect (the acceptor may call am_accept much later,
  * and records sent meanwhile wait in the ring).
+ *
+ * Neither side maps the segment in the handshake: each keeps its memfd
+ * and maps it when it first sends (amx_shm_map), saying so to the other
+ * (the connector with a one-byte note on the socket, NOTE_MAP,
+ * libam/tr_shm.h; the acceptor with its welcome), on which the other maps
+ * it too.  The mappings, their page faults and the pages of the header
+ * were two fifths of the kernel's work per link of pvmam_init's mesh,
+ * whose links mostly never carry a message, and each welcome sent at
+ * accept woke a connector that slept waiting for the mesh's GO
+ * (docs/performance.md).  Nothing about the link is decided there: every
+ * check of the segment is made at the handshake (sizes, seals), so a
+ * link accepted can take a message at once, and a side that maps after
+ * the peer wrote into its ring finds the records where they were put.
  */
 #define _GNU_SOURCE   /* memfd_create, process_vm_readv */
 #include <errno.h>
@@ -327,7 +340,7 @@ int amx_shm_ep_new(am_interface_t *ifc, am_endpoint_t *ep)
     struct shm_ep *e = calloc(1, sizeof *e);
     if (!e)
         return AM_ERR_NOMEM;
-    e->fd = e->pidfd = e->peer_efd = -1;
+    e->fd = e->pidfd = e->peer_efd = e->memfd = -1;
     ep->tp = e;
     return AM_OK;
 }
@@ -380,13 +393,94 @@ void amx_shm_warm(am_interface_t *ifc, am_endpoint_t *ep)
 #endif
 }
 
-static void use_segment(struct shm_ep *e, char *base, size_t size, uint64_t R, int connector)
+static int watch_pid(am_interface_t *ifc, am_endpoint_t *ep);
+
+/* The segment's memfd, kept until first use (amx_shm_map). */
+static void keep_segment(struct shm_ep *e, int memfd, size_t size, uint64_t R, uint64_t salt,
+                         int connector)
 {
-    e->base = base;
+    e->memfd = memfd;
     e->seg_size = size;
+    e->R = R;
+    e->salt = salt;
     e->connector = connector;
-    amx_shm_rings(&e->tx, &e->rx, base, R, connector);
 }
+
+/* Map the segment now: when we first send (tell: say so to the peer
+ * first, NOTE_MAP, so that it maps too and reads what we write), or when
+ * the peer said it did (amx_shm_notes).  The note goes before any record:
+ * a peer whose socket says nothing more has written nothing, so one that
+ * ends unmapped loses nothing (tr_shm.c, peer_event).  The cma_ok of each
+ * ring, learned by the probes at the handshake, is stored now; the
+ * connector takes the welcome first if it is there (it gives ring 0's).
+ * The peer's pidfd is opened now too: until then its socket alone says
+ * when it is gone (enough while nothing was sent: a peer's fork child that
+ * still holds the socket keeps an unused link open), and a link keeps
+ * three descriptors either way (the socket, the peer's eventfd, and the
+ * memfd or the pidfd): a master linked with 255 peers stays within the
+ * default limit of 1024 (tests/integration/scale.sh).
+ * AM_OK, or AM_ERR_DEAD (the caller declares the peer dead). */
+int amx_shm_map(am_interface_t *ifc, am_endpoint_t *ep, int tell)
+{
+    struct shm_ep *e = ep->tp;
+    if (e->base)
+        return AM_OK;
+    if (e->memfd < 0 || e->fd < 0)
+        return AM_ERR_DEAD;
+    struct shm *s = ifc->trd;
+    if (!e->connector) {   /* the welcome is our note: our eventfd, our probe */
+        e->rx_cma = can_read(s, e->pid, e->probe_addr, e->probe_val);
+        struct welcome w = { .magic = SEG_MAGIC, .version = SEG_VERSION,
+                             .probe_addr = (uintptr_t)&probe_word, .probe_val = probe_now(),
+                             .cma_ok = (uint32_t)e->rx_cma };
+        if (send_fds(e->fd, &w, sizeof w, &s->efd, 1) < 0)
+            return AM_ERR_DEAD;
+    } else if (tell) {
+        char note = NOTE_MAP;
+        if (send(e->fd, &note, 1, MSG_NOSIGNAL | MSG_DONTWAIT) != 1)
+            return AM_ERR_DEAD;
+    }
+    char *base = mmap(NULL, e->seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, e->memfd, 0);
+    if (base == MAP_FAILED)
+        return AM_ERR_DEAD;
+    close(e->memfd);   /* the mapping keeps the file: no descriptor of it stays */
+    e->memfd = -1;
+    e->base = base;
+    amx_shm_rings(&e->tx, &e->rx, base, e->R, e->salt, e->connector);
+    if (e->connector && !e->welcomed && e->fd >= 0) {
+        if (amx_shm_handshake(ifc, ep, 0) == AM_ERR_DEAD)
+            return AM_ERR_DEAD;
+        if (!e->welcomed && !e->awaiting) {   /* it comes once the acceptor maps */
+            e->awaiting = 1;
+            s->handshakes++;
+        }
+    }
+    if (e->pidfd < 0 && watch_pid(ifc, ep) < 0)
+        return AM_ERR_DEAD;
+    if (e->rx_cma)
+        STORE(&e->rx.q->cma_ok, 1);
+    if (e->tx_cma)
+        STORE(&e->tx.q->cma_ok, 1);
+    return AM_OK;
+}
+
+/* The peer's socket spoke after the handshake: its notes (NOTE_MAP: map
+ * the segment too).  1: read them all, the peer lives; 0: the peer is gone
+ * (the socket ended) or broke the rules. */
+int amx_shm_notes(am_interface_t *ifc, am_endpoint_t *ep)
+{
+    struct shm_ep *e = ep->tp;
+    for (int i = 0; i < 8; i++) {
+        char b[8];
+        ssize_t r = e->fd >= 0 ? recv(e->fd, b, sizeof b, MSG_DONTWAIT) : 0;
+        if (r < 0 && (errno == EAGAIN || errno == EINTR))
+            return 1;
+        if (r != 1 || b[0] != NOTE_MAP || amx_shm_map(ifc, ep, 0) < 0)
+            return 0;
+    }
+    return 1;   /* more than a peer ever says: the rest at the next event */
+}
+
 /* Watch the peer's pid (its end), instead of any pid watched before. */
 static int watch_pid(am_interface_t *ifc, am_endpoint_t *ep)
 {
@@ -409,7 +503,8 @@ static int watch_pid(am_interface_t *ifc, am_endpoint_t *ep)
     return AM_OK;
 }
 
-/* Watch the peer's socket and pidfd (its end). */
+/* Watch the peer's socket (its end; its pidfd too once the segment is
+ * mapped, amx_shm_map). */
 static int watch(am_interface_t *ifc, am_endpoint_t *ep)
 {
     struct shm *s = ifc->trd;
@@ -417,7 +512,7 @@ static int watch(am_interface_t *ifc, am_endpoint_t *ep)
     struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP, .data.u64 = (uintptr_t)ep };
     if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, e->fd, &ev) < 0)
         return AM_ERR_SYS;
-    return watch_pid(ifc, ep);
+    return AM_OK;
 }
 
 int amx_shm_connect(am_interface_t *ifc, am_endpoint_t *ep)
@@ -428,7 +523,6 @@ int amx_shm_connect(am_interface_t *ifc, am_endpoint_t *ep)
     uint64_t R = amx_shm_ring_size_for(ifc->cfg.depth);
     size_t size = DATA_OFF + 2 * R;
     int memfd = -1, fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    char *base = MAP_FAILED;
     if (fd < 0)
         return AM_ERR_SYS;
     /* SO_PEERCRED names whoever called listen(), which is not the acceptor
@@ -454,33 +548,22 @@ int amx_shm_connect(am_interface_t *ifc, am_endpoint_t *ep)
         ftruncate(memfd, (off_t)size) < 0 ||
         fcntl(memfd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
         goto fail;
-    base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
-    if (base == MAP_FAILED)
-        goto fail;
-    struct seg *g = (struct seg *)base;
-    g->magic = SEG_MAGIC;
-    g->version = SEG_VERSION;
-    g->ring_size = R;
-    g->salt = next_salt(s) | (uint64_t)1 << 63;   /* never a position: fresh zeroes are no stamp */
+    /* never a position: fresh zeroes are no stamp */
+    uint64_t salt = next_salt(s) | (uint64_t)1 << 63;
     struct hello h = { .magic = SEG_MAGIC, .version = SEG_VERSION, .key = ep->key,
                        .seg_size = size,
                        .ring_size = R, .probe_addr = (uintptr_t)&probe_word,
-                       .probe_val = probe_now() };
+                       .probe_val = probe_now(), .salt = salt };
     snprintf(h.addr, sizeof h.addr, "%s", ifc->self_addr);
     int fds[2] = { memfd, s->efd };
     if (send_fds(fd, &h, sizeof h, fds, 2) < 0)
         goto fail;
-    close(memfd);   /* the acceptor has its own; the mapping keeps ours */
-    memfd = -1;
-    use_segment(e, base, size, R, 1);
+    keep_segment(e, memfd, size, R, salt, 1);   /* mapped on first use (amx_shm_map) */
     e->fd = fd;
-    s->handshakes++;   /* until amx_shm_handshake or amx_shm_unwatch */
     if (watch(ifc, ep) < 0)
         return AM_ERR_SYS;   /* ep_free closes the rest */
     return AM_OK;
 fail:
-    if (base != MAP_FAILED)
-        munmap(base, size);
     if (memfd >= 0)
         close(memfd);
     close(fd);
@@ -496,7 +579,8 @@ fail:
  * peer_event), or at once by amx_shm_wake, which needs the eventfd: the
  * acceptor marks its rings only after sending the welcome, so it is
  * there by then.  AM_OK, AM_ERR_TIMEOUT (not yet), or AM_ERR_DEAD: the
- * caller declares the peer dead. */
+ * caller declares the peer dead.  The welcome comes when the acceptor
+ * maps the segment, which it says so: we map it too. */
 int amx_shm_handshake(am_interface_t *ifc, am_endpoint_t *ep, uint64_t deadline)
 {
     struct shm *s = ifc->trd;
@@ -516,18 +600,27 @@ int amx_shm_handshake(am_interface_t *ifc, am_endpoint_t *ep, uint64_t deadline)
     }
     e->peer_efd = efd;
     e->welcomed = 1;
-    s->handshakes--;
+    if (e->awaiting) {
+        e->awaiting = 0;
+        s->handshakes--;
+    }
     if (cr.pid > 0 && cr.pid != e->pid) {   /* the acceptor is not the listener's maker */
         e->pid = cr.pid;
-        if (watch_pid(ifc, ep) < 0)
+        if (e->base && watch_pid(ifc, ep) < 0)   /* else amx_shm_map watches it */
             return AM_ERR_DEAD;
     }
-    if (can_read(s, e->pid, w.probe_addr, w.probe_val))
+    e->rx_cma = can_read(s, e->pid, w.probe_addr, w.probe_val);
+    e->tx_cma = w.cma_ok != 0;
+    if (e->base && e->rx_cma)   /* mapped already (we sent first): store them now */
         STORE(&e->rx.q->cma_ok, 1);
-    return AM_OK;
+    if (e->base && e->tx_cma)
+        STORE(&e->tx.q->cma_ok, 1);
+    return e->base ? AM_OK : amx_shm_map(ifc, ep, 0);   /* it mapped: so do we */
 }
 
-/* Map the connector's segment after checking every size it claims. */
+/* Take the connector's segment after checking every size it claims (it
+ * is mapped on first use, amx_shm_map: whatever it holds then is read as
+ * the peer's word, bounds-checked like every record). */
 static int attach_parked(am_interface_t *ifc, am_endpoint_t *ep, struct amx_parked *pk)
 {
     struct shm *s = ifc->trd;
@@ -537,31 +630,18 @@ static int attach_parked(am_interface_t *ifc, am_endpoint_t *ep, struct amx_park
     struct stat st;
     int seals = fcntl(sp->memfd, F_GET_SEALS);
     if (R < RING_MIN || R > RING_MAX || (R & (R - 1)) || sp->h.seg_size != DATA_OFF + 2 * R ||
+        !(sp->h.salt >> 63) ||
         fstat(sp->memfd, &st) < 0 || (uint64_t)st.st_size != sp->h.seg_size ||
         seals < 0 || !(seals & F_SEAL_SHRINK) || !is_eventfd(s, sp->efd))
         return AM_ERR_DEAD;   /* a segment it could shrink would fault us (SIGBUS) */
-    char *base = mmap(NULL, sp->h.seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, sp->memfd, 0);
-    if (base == MAP_FAILED)
-        return AM_ERR_SYS;
-    struct seg *g = (struct seg *)base;
-    if (LOAD_ACQ(&g->magic) != SEG_MAGIC || LOAD_ACQ(&g->version) != SEG_VERSION ||
-        LOAD_ACQ(&g->ring_size) != R) {
-        munmap(base, sp->h.seg_size);
-        return AM_ERR_DEAD;
-    }
-    use_segment(e, base, sp->h.seg_size, R, 0);
-    close(sp->memfd);
+    keep_segment(e, sp->memfd, sp->h.seg_size, R, sp->h.salt, 0);
     e->fd = pk->fd;
     e->peer_efd = sp->efd;
     e->pid = sp->pid;
     e->welcomed = 1;
+    e->probe_addr = sp->h.probe_addr;   /* probed, and answered, when we map */
+    e->probe_val = sp->h.probe_val;
     pk->fd = sp->memfd = sp->efd = -1;
-    if (can_read(s, e->pid, sp->h.probe_addr, sp->h.probe_val))
-        STORE(&e->rx.q->cma_ok, 1);
-    struct welcome w = { .magic = SEG_MAGIC, .version = SEG_VERSION,
-                         .probe_addr = (uintptr_t)&probe_word, .probe_val = probe_now() };
-    if (send_fds(e->fd, &w, sizeof w, &s->efd, 1) < 0)
-        return AM_ERR_DEAD;
     return watch(ifc, ep);
 }
 
@@ -588,8 +668,9 @@ void amx_shm_unwatch(am_interface_t *ifc, am_endpoint_t *ep)
     struct shm *s = ifc->trd;
     struct shm_ep *e = ep->tp;
     if (e->fd >= 0) {
-        if (e->connector && !e->welcomed)
+        if (e->awaiting)
             s->handshakes--;
+        e->awaiting = 0;
         if (!ifc->closing)
             epoll_ctl(s->epfd, EPOLL_CTL_DEL, e->fd, NULL);
         close(e->fd);
@@ -604,6 +685,10 @@ void amx_shm_unwatch(am_interface_t *ifc, am_endpoint_t *ep)
     if (e->peer_efd >= 0) {
         close(e->peer_efd);
         e->peer_efd = -1;
+    }
+    if (e->memfd >= 0) {   /* never mapped: nothing will read it now */
+        close(e->memfd);
+        e->memfd = -1;
     }
 }
 

@@ -29,7 +29,7 @@
 struct shm {
     int lfd, epfd, efd;
     struct amx_park pk;          /* connections before their endpoint (conn_park.c) */
-    int handshakes;              /* our connections still without their welcome */
+    int handshakes;              /* our mapped connections still without their welcome */
     unsigned polls;
     int armed;                   /* am_event_fd marked the rings: am_poll unmarks */
     int no_cma;                  /* LIBAM_SHM_NO_CMA: never read peers' memory */
@@ -53,8 +53,15 @@ struct shm_ep {
     int fd, pidfd, peer_efd;
     pid_t pid;
     int connector, welcomed;
-    char *base;                  /* the segment, mapped */
+    char *base;                  /* the segment, mapped (NULL: not yet, segment.c amx_shm_map) */
     size_t seg_size;
+    int memfd;                   /* the segment until it is mapped, then -1 */
+    uint64_t R, salt;            /* its rings' size and stamps' salt (from the hello) */
+    int rx_cma, tx_cma;          /* the rings' cma_ok as known before mapping: we may read
+                                    the peer's memory (rx), it may read ours (tx) */
+    uint64_t probe_addr, probe_val;   /* the acceptor's: the hello's probe, read at map */
+    int awaiting;                /* connector: mapped, its welcome not yet taken
+                                    (counted in struct shm's handshakes) */
     struct ring_tx tx;           /* the ring we write */
     struct ring_rx rx;           /* the ring we read */
     /* producer */
@@ -102,6 +109,8 @@ void amx_shm_host(const am_endpoint_t *ep, char *buf, size_t size);
 int amx_shm_connect(am_interface_t *ifc, am_endpoint_t *ep);
 int amx_shm_accept(am_interface_t *ifc, am_endpoint_t *ep);
 int amx_shm_handshake(am_interface_t *ifc, am_endpoint_t *ep, uint64_t deadline);
+int amx_shm_map(am_interface_t *ifc, am_endpoint_t *ep, int tell);
+int amx_shm_notes(am_interface_t *ifc, am_endpoint_t *ep);
 void amx_shm_unwatch(am_interface_t *ifc, am_endpoint_t *ep);
 void amx_shm_wake(am_interface_t *ifc, am_endpoint_t *ep);
 void amx_shm_consumed(am_interface_t *ifc, am_endpoint_t *ep);

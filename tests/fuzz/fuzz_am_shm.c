@@ -194,7 +194,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct reader rd = { 0, 0 };
     struct hello h = { .magic = SEG_MAGIC, .version = SEG_VERSION, .key = FZ_KEY,
                        .seg_size = SEG_SIZE, .ring_size = R,
-                       .probe_addr = (uintptr_t)&probe, .probe_val = probe + !(flags & 1) };
+                       .probe_addr = (uintptr_t)&probe, .probe_val = probe + !(flags & 1),
+                       .salt = SALT };
     snprintf(h.addr, sizeof h.addr, "%s", name);
     if (flags & 2) {
         if (size - off < sizeof h)
@@ -219,6 +220,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         poll_a(a, g, &rd, 4);   /* whatever the listener still has to judge */
         goto out;
     }
+    /* we write into our ring: say so, as libam's connector does before its
+     * first record (NOTE_MAP), and A maps the segment when it reads the
+     * note (its epoll set: looked at after am_event_fd) */
+    char note = NOTE_MAP;
+    if (send(fd, &note, 1, MSG_NOSIGNAL) != 1)
+        goto out;
+    am_event_fd(a);
+    am_poll(a);
 
     uint64_t head = 0;
     if (flags & 16) {   /* A reads its ring, we no longer touch ours */

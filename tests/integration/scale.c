@@ -40,6 +40,21 @@ static long rss_base, fd_base;   /* the master's, before it spawned */
 static char *mode;
 static int pair_ms;   /* pairs: our longest wait for one message */
 
+/* Segments of shm links mapped here (/proc/self/maps): an idle link of
+ * pvmam_init's mesh maps none (libam/shm/segment.c, amx_shm_map). */
+static int segments_mapped(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    char line[512];
+    int k = 0;
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f))
+        k += strstr(line, "memfd:pvmam-shm") != NULL;
+    fclose(f);
+    return k;
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -284,6 +299,7 @@ int main(int argc, char **argv)
              * idle peer costs (at most 16 KB asked). */
             printf("idle peer: %.1f kB resident (%ld -> %ld kB, %d links)\n",
                    (double)(rss1 - rss0) / (n - 1), rss0, rss1, n - 1);
+            printf("idle links: %d segments mapped\n", segments_mapped());
         }
         if (rc < 0) {
             pvm_exit();

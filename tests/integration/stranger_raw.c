@@ -269,6 +269,7 @@ static void shm_hello(struct hello *h, const char *name, uint64_t key)
     snprintf(h->addr, sizeof h->addr, "%s", name);
     h->ring_size = RING_MIN;
     h->seg_size = DATA_OFF + 2 * RING_MIN;
+    h->salt = (uint64_t)1 << 63 | 0x5eed;   /* the segment's (shm_segment) */
 }
 
 /* The pid in an address "shm:<boot id>:<netns>:<pid>:<n>". */
