@@ -241,14 +241,32 @@ static int flush_out(am_interface_t *ifc, am_endpoint_t *ep);
 
 /* Go on reading a placed request's payload into its place; deliver it when
  * complete.  Returns messages handled, 0 while more is to come (or the
- * socket is drained), -1 if the stream broke. */
-static int land_more(am_interface_t *ifc, am_endpoint_t *ep)
+ * socket is drained), -1 if the stream broke.  *drained: the last read
+ * found the socket empty (it gave less than it was asked for). */
+static int land_more(am_interface_t *ifc, am_endpoint_t *ep, int *drained)
 {
     struct tcp_ep *te = ep->tp;
     while (te->land_left) {
-        /* rx is free while landing: it takes what a discarded place would */
-        size_t want = te->land_discard && te->land_left > te->rx_cap ? te->rx_cap : te->land_left;
-        ssize_t r = recv(te->fd, te->land_discard ? te->rx : te->land_dst, want, MSG_DONTWAIT);
+        ssize_t r;
+        if (te->land_discard) {   /* rx is free while landing: it takes what the place would */
+            size_t want = te->land_left > te->rx_cap ? te->rx_cap : te->land_left;
+            r = recv(te->fd, te->rx, want, MSG_DONTWAIT);
+        } else {
+            /* The rest of the body, and in the same call the next AM's
+             * head behind it (into rx, empty while landing): in a stream
+             * of big AMs it is there already, and read_in then needs no
+             * read of its own for it (one read per AM, as raw TCP). */
+            size_t head = te->rx_cap < RX_HEAD ? te->rx_cap : RX_HEAD;
+            struct iovec v[2] = { { te->land_dst, te->land_left }, { te->rx, head } };
+            struct msghdr mh = { .msg_iov = v, .msg_iovlen = 2 };
+            r = recvmsg(te->fd, &mh, MSG_DONTWAIT);
+            *drained = r < (ssize_t)(te->land_left + head);
+            if (r > (ssize_t)te->land_left) {
+                te->rx_got = (size_t)r - te->land_left;
+                r = (ssize_t)te->land_left;
+                ifc->rx_read += te->rx_got;
+            }
+        }
         if (r > 0) {
             ifc->rx_read += (uint64_t)r;
             if (!te->land_discard)
@@ -293,6 +311,40 @@ static int try_place(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hd
     return 1;
 }
 
+/* Dispatch every whole AM in rx; a partial one stays at the front, or
+ * goes to its placer (try_place).  -1: the stream is garbled. */
+static int parse_rx(am_interface_t *ifc, am_endpoint_t *ep, int *handled)
+{
+    struct tcp_ep *te = ep->tp;
+    size_t off = 0;
+    while (te->rx_got - off >= AMX_HDR && !ep->dead) {
+        struct amx_hdr h;
+        if (amx_parse(te->rx + off, AMX_HDR, &h) < 0 || h.len > ifc->cfg.max_payload ||
+            h.type == AMX_HELLO) {
+            ep->st.drops++;   /* a garbled stream cannot be resynchronised */
+            ifc->st.drops++;
+            return -1;
+        }
+        size_t have = te->rx_got - off - AMX_HDR;
+        if (have < h.len) {
+            if (try_place(ifc, ep, &h, te->rx + off + AMX_HDR, have))
+                off = te->rx_got;
+            break;
+        }
+        if (h.len < AM_PLACE_MIN)   /* small ones again: whole chunks */
+            te->head_first = 0;
+        te->dispatching++;   /* the handler reads rx: nothing may read into it */
+        *handled += amx_input(ifc, ep, &h, te->rx + off + AMX_HDR);
+        te->dispatching--;
+        off += AMX_HDR + h.len;
+    }
+    if (off) {
+        memmove(te->rx, te->rx + off, te->rx_got - off);
+        te->rx_got -= off;
+    }
+    return 0;
+}
+
 /* Read what the socket has (one read, usually), then dispatch every whole
  * AM in the buffer; a partial one is kept at the front for next time.
  * The buffer holds one largest AM, so a partial one always fits. */
@@ -302,12 +354,20 @@ static int read_in(am_interface_t *ifc, am_endpoint_t *ep)
     int handled = 0;
     while (te->fd >= 0 && !ep->dead) {
         if (te->land_dst) {
-            int n = land_more(ifc, ep);
+            int drained = 1;
+            int n = land_more(ifc, ep, &drained);
             if (n < 0)
                 goto broken;
             handled += n;
             if (te->land_dst || te->fd < 0 || ep->dead)
                 return handled;
+            if (te->rx_got) {   /* the next AM's head came with the body */
+                if (parse_rx(ifc, ep, &handled) < 0)
+                    goto broken;
+                if (drained && !te->land_dst)
+                    return handled;
+                continue;
+            }
         }
         size_t room = te->rx_cap - te->rx_got;
         if (room > RX_CHUNK)
@@ -324,32 +384,8 @@ static int read_in(am_interface_t *ifc, am_endpoint_t *ep)
             goto broken;
         ifc->rx_read += (uint64_t)r;
         te->rx_got += (size_t)r;
-        size_t off = 0;
-        while (te->rx_got - off >= AMX_HDR && !ep->dead) {
-            struct amx_hdr h;
-            if (amx_parse(te->rx + off, AMX_HDR, &h) < 0 || h.len > ifc->cfg.max_payload ||
-                h.type == AMX_HELLO) {
-                ep->st.drops++;   /* a garbled stream cannot be resynchronised */
-                ifc->st.drops++;
-                goto broken;
-            }
-            size_t have = te->rx_got - off - AMX_HDR;
-            if (have < h.len) {
-                if (try_place(ifc, ep, &h, te->rx + off + AMX_HDR, have))
-                    off = te->rx_got;
-                break;
-            }
-            if (h.len < AM_PLACE_MIN)   /* small ones again: whole chunks */
-                te->head_first = 0;
-            te->dispatching++;   /* the handler reads rx: nothing may read into it */
-            handled += amx_input(ifc, ep, &h, te->rx + off + AMX_HDR);
-            te->dispatching--;
-            off += AMX_HDR + h.len;
-        }
-        if (off) {
-            memmove(te->rx, te->rx + off, te->rx_got - off);
-            te->rx_got -= off;
-        }
+        if (parse_rx(ifc, ep, &handled) < 0)
+            goto broken;
         if ((size_t)r < room && !te->land_dst)   /* drained: skip the read that says EAGAIN */
             return handled;
     }

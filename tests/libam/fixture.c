@@ -15,6 +15,8 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include "fixture.h"
 
@@ -91,7 +93,7 @@ static void *placer(const am_token_t *tok, const void *head, size_t hl, size_t t
         return NULL;
     memcpy(&seq, head, 4);
     memset(place_buf, 0xa5, 64);   /* stale bytes must be overwritten */
-    return seq % 2 ? NULL : place_buf;
+    return seq % 2 && !place_all ? NULL : place_buf;
 }
 
 static void on_pdata(const am_token_t *tok, void *data, size_t len)
@@ -277,6 +279,29 @@ int read_within(int fd, void *buf, size_t n, int secs)
 /* The child streams this many sink requests first (fixture.h). */
 int child_streams;
 int sink_small;
+int place_all;
+size_t stream_len;
+int child_delay_ms;
+
+/* The peer counts its socket reads that returned data (res[10]): how
+ * many reads a transport makes per AM (placement.c).  These take the
+ * place of libc's recv and recvmsg for libam's calls in this program and
+ * make the same system calls. */
+static uint64_t sock_reads;
+
+ssize_t recv(int fd, void *buf, size_t n, int flags)
+{
+    ssize_t r = syscall(SYS_recvfrom, fd, buf, n, flags, NULL, NULL);
+    sock_reads += r > 0;
+    return r;
+}
+
+ssize_t recvmsg(int fd, struct msghdr *mh, int flags)
+{
+    ssize_t r = syscall(SYS_recvmsg, fd, mh, flags);
+    sock_reads += r > 0;
+    return r;
+}
 
 struct am_config small_cfg(void)
 {
@@ -310,6 +335,8 @@ static void child_main(struct peer *p, struct am_config cfg, am_interface_t *ifc
     am_allocate_task(ifc, &ep);
     if (am_accept_task(ifc, ep, addr) < 0 || am_insert_task(ifc, ep, 1) < 0)
         _exit(4);
+    if (child_delay_ms)   /* what the parent sends meanwhile waits in the socket */
+        usleep((useconds_t)child_delay_ms * 1000u);
     int streamed = child_streams ? sink_stream(ifc, 1, child_streams, 5) : AM_OK;
     for (;;) {
         am_wait(ifc, 20);
@@ -328,7 +355,7 @@ static void child_main(struct peer *p, struct am_config cfg, am_interface_t *ifc
     am_interface_stats(ifc, &st);
     uint64_t res[NRES] = { (uint64_t)order_errors, (uint64_t)sum_errors, st.requests_recv,
                            st.reordered, placed_reqs, place_calls, st.bytes_recv,
-                           sink_got, sink_errors, (uint64_t)-streamed };
+                           sink_got, sink_errors, (uint64_t)-streamed, sock_reads };
     write(p->from[1], res, sizeof res);
     am_shutdown(ifc);
     _exit(0);
@@ -400,7 +427,7 @@ void stop_pair(struct peer *p, uint64_t res[NRES])
     collect_pair(p, res);
 }
 
-/* Send n requests for handler h of random sizes 0..max with checksums;
+/* Send n requests for handler h of random sizes 0..max (or stream_len) with checksums;
  * every 4th goes as three iovecs.  Waits for all replies; returns the
  * payload bytes sent. */
 uint64_t stream_to(am_interface_t *ifc, int h, int n, unsigned seed)
@@ -423,6 +450,8 @@ uint64_t stream_to(am_interface_t *ifc, int h, int n, unsigned seed)
             len = 8;
         if (i % 50 == 2)
             len = (size_t)(i / 50) % 8;   /* 0..7 bytes: no room for a number */
+        if (stream_len)
+            len = stream_len < max ? stream_len : max;
         if (len >= 16) {                  /* ... made unique per request */
             uint64_t salt = (uint64_t)rand() << 32 | (uint64_t)i;
             memcpy(buf + 8, &salt, 8);

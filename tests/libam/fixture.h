@@ -42,8 +42,9 @@ int count_fds(void);
 
 /* what the child reports: order errors, checksum errors, requests,
  * reordered, placed requests, placer calls, bytes received, sink
- * requests and sink errors (on_sink), and its own stream's status */
-#define NRES 10
+ * requests and sink errors (on_sink), its own stream's status, and its
+ * socket reads that returned data */
+#define NRES 11
 
 /* Both ways at once: the child streams this many sink requests to the
  * parent as soon as it is connected (0: it only serves). */
@@ -52,6 +53,13 @@ extern int child_streams;
  * turn (across a transport's short limit, AMX_PACK_MAX and AMX_PUT_MAX);
  * else big ones. */
 extern int sink_small;
+/* placement.c: the peer's placer takes every big request (not every
+ * other one), and stream_to sends only requests of this many bytes (0:
+ * random sizes) */
+extern int place_all;
+extern size_t stream_len;
+/* the peer sleeps this long once connected, before it serves */
+extern int child_delay_ms;
 
 struct peer {
     pid_t pid;
