@@ -203,6 +203,7 @@ static int read_ring(am_interface_t *ifc, am_endpoint_t *ep)
             break;
         char *body = rx->data + off + sizeof r;
         rx->pos += adv;   /* before the handler: a nested poll goes on from here */
+        ring_prefetch_next(rx, adv);
         ring_take_ack(&e->tx, r.ack);
         WARM_CHECK(ifc, ep, e, rx->pos);
         if (e->landing && r.kind != REC_CHUNK && r.kind != REC_PAD) {
@@ -386,6 +387,7 @@ static int shm_take_ep(am_interface_t *ifc, am_endpoint_t *ep, am_take_fn take, 
         return AM_TAKE_POLL;   /* read_ring's turn: it handles, or drops, as ever */
     e->rx_depth++;
     rx->pos += adv;
+    ring_prefetch_next(rx, adv);
     ring_take_ack(&e->tx, r.ack);
     WARM_CHECK(ifc, ep, e, rx->pos);
     ifc->rx_read += r.size;
