@@ -207,7 +207,7 @@ static int read_ring(am_interface_t *ifc, am_endpoint_t *ep)
             break;
         char *body = rx->data + off + sizeof r;
         rx->pos += adv;   /* before the handler: a nested poll goes on from here */
-        ring_prefetch_next(rx, adv);
+        ring_prefetch_next(rx, at, adv);
         ring_take_ack(&e->tx, r.ack);
         WARM_CHECK(ifc, ep, e, rx->pos);
         if (e->landing && r.kind != REC_CHUNK && r.kind != REC_PAD) {
@@ -381,6 +381,10 @@ static int shm_take_ep(am_interface_t *ifc, am_endpoint_t *ep, am_take_fn take, 
         pl = body + SHORT_HDR;
         adv = REC_ALIGN;
     } else if (r.kind == REC_AM) {
+        /* its next lines now, as read_ring asks for them: their misses
+         * overlap the checks instead of following them */
+        for (uint64_t l = REC_ALIGN; l < REC_LEN(r.size) && l < 4 * REC_ALIGN; l += REC_ALIGN)
+            __builtin_prefetch((char *)at + l);
         h = take_am_hdr(ifc, rx, at, r.size, &adv);
         if (!adv)
             return AM_TAKE_POLL;
@@ -393,7 +397,7 @@ static int shm_take_ep(am_interface_t *ifc, am_endpoint_t *ep, am_take_fn take, 
         return AM_TAKE_POLL;   /* read_ring's turn: it handles, or drops, as ever */
     e->rx_depth++;
     rx->pos += adv;
-    ring_prefetch_next(rx, adv);
+    ring_prefetch_next(rx, at, adv);
     ring_take_ack(&e->tx, r.ack);
     WARM_CHECK(ifc, ep, e, rx->pos);
     ifc->rx_read += r.size;
@@ -764,15 +768,20 @@ static __attribute__((noinline)) int put_am(am_interface_t *ifc, am_endpoint_t *
     char *at = ring_reserve_flat(&e->tx, size);
     if (!at)
         return AMX_PUT_LATER;
-    char *d = at + sizeof(struct rec) + AMX_HDR;
-    memcpy(at + sizeof(struct rec), h, AMX_HDR);
-    for (int i = 0; i < n; i++) {   /* a few words inline, more by the library's copy */
+    /* The payload first, from its last piece back, and the header's line
+     * last: that line is the one the reader polls (the stamp), so it is
+     * fetched back from the reader once, when the record is published,
+     * not also before the payload (and the payload's stores do not queue
+     * behind that fetch). */
+    char *d = at + sizeof(struct rec) + AMX_HDR + h->len;
+    for (int i = n - 1; i >= 0; i--) {   /* a few words inline, more by the library's copy */
+        d -= iov[i].iov_len;
         if (iov[i].iov_len <= 64)
             copy_small(d, iov[i].iov_base, iov[i].iov_len);
         else
             memcpy(d, iov[i].iov_base, iov[i].iov_len);
-        d += iov[i].iov_len;
     }
+    memcpy(at + sizeof(struct rec), h, AMX_HDR);
     commit(ifc, ep, at, REC_AM, size);
     return ep->dead ? AM_ERR_DEAD : AM_OK;
 }

@@ -116,7 +116,7 @@ void amx_shm_warm(am_interface_t *ifc, am_endpoint_t *ep);
 
 /* barrier.c: the consumer's barrier before it sleeps, so that producers
  * may skip theirs (amx_shm_membarrier: this process may) */
-extern int amx_shm_membarrier;
+extern int amx_shm_membarrier __attribute__((visibility("hidden")));
 void amx_shm_barrier_init(void);
 int amx_shm_barrier_all(void);
 /* Records up to this size skip the fence toward a consumer with
