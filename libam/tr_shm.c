@@ -31,7 +31,9 @@
  * its peer dead.
  *
  * Sleeping: am_event_fd() marks every inbound ring "consumer sleeping" and
- * looks at the rings again; a sender that publishes into a marked ring
+ * looks at the rings again (after a membarrier where the kernel has it,
+ * so that a sender needs no fence of its own after a small record,
+ * libam/shm/barrier.c); a sender that publishes into a marked ring
  * clears the mark and writes the receiver's eventfd.  The event fd is an
  * epoll set of that eventfd, the listener, and each peer's socket and
  * pidfd, so a blocked task also wakes when a peer dies.  am_poll clears

@@ -24,6 +24,11 @@
  * makes that call before every sleep (CONS_BARRIER in the mark, set once
  * and kept; a stale read of it only costs a fence), so a peer without it
  * (another kernel's seccomp filter, an older libam) keeps the fences.
+ * The call waits for the kernel's interrupts to the other CPUs, never
+ * for another process to act, so it is no wait in the sense of
+ * docs/architecture.md ("Waits"); and the consumer makes it only on its
+ * way to sleep, after spinning.
+ *
  * Registration belongs to the process's memory: a child made by fork
  * keeps it (the fixture's inherited interface, tests/libam/echo.c), exec
  * drops it, and a child that starts an interface registers again anyway.
