@@ -11,7 +11,8 @@
  *                worker of its own), wrong secrets
  *   ring.c       three tasks sending big AMs round a ring
  *   park.c       connections claimed late, and more at once than a backlog
- *   waits.c      a shm sender and a receiver that does not run (256 KiB)
+ *   waits.c      a shm sender and a receiver that does not run (256 KiB),
+ *                small requests waking a sleeping receiver
  */
 #ifndef TEST_AM_FIXTURE_H
 #define TEST_AM_FIXTURE_H
