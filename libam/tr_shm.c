@@ -31,7 +31,9 @@
  * its peer dead.
  *
  * Sleeping: am_event_fd() marks every inbound ring "consumer sleeping" and
- * looks at the rings again; a sender that publishes into a marked ring
+ * looks at the rings again (after a membarrier where the kernel has it,
+ * so that a sender needs no fence of its own after a small record,
+ * libam/shm/barrier.c); a sender that publishes into a marked ring
  * clears the mark and writes the receiver's eventfd.  The event fd is an
  * epoll set of that eventfd, the listener, and each peer's socket and
  * pidfd, so a blocked task also wakes when a peer dies.  am_poll clears
@@ -156,8 +158,12 @@ static inline void rx_end(am_interface_t *ifc, am_endpoint_t *ep)
         STORE_REL(&rx->q->tail, rx->pos);
         /* A producer waits for room only with more than R/8 of the ring
          * in use (a record and its pad take at most 7R/8), so looking for
-         * it once per R/8 consumed finds it, and saves the fence per poll */
-        if (!ep->dead && rx->pos - e->rlooked >= rx->R / 8) {
+         * it once per R/8 consumed finds it, and saves the fence per poll.
+         * The first read also tells the producer that we sleep only after
+         * membarrier, if we do (CONS_BARRIER, libam/shm/barrier.c). */
+        if (!ep->dead && (rx->pos - e->rlooked >= rx->R / 8 || !e->rlooked)) {
+            if (!e->rlooked && amx_shm_membarrier)
+                __atomic_fetch_or(&rx->q->cons_sleeping, CONS_BARRIER, __ATOMIC_RELAXED);
             e->rlooked = rx->pos;
             amx_shm_consumed(ifc, ep);
         }
@@ -222,6 +228,7 @@ static int read_ring(am_interface_t *ifc, am_endpoint_t *ep)
             break;
         char *body = rx->data + off + sizeof r;
         rx->pos += adv;   /* before the handler: a nested poll goes on from here */
+        ring_prefetch_next(rx, at, adv);
         ring_take_ack(&e->tx, r.ack);
         WARM_CHECK(ifc, ep, e, rx->pos);
         if (e->landing && r.kind != REC_CHUNK && r.kind != REC_PAD) {
@@ -296,6 +303,8 @@ static int run_events(am_interface_t *ifc)
 
 static void mark_sleeping(am_interface_t *ifc, uint32_t v)
 {
+    if (amx_shm_membarrier)   /* kept: barrier.c */
+        v |= CONS_BARRIER;
     for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next) {
         struct shm_ep *e = ep->tp;
         if (e->base && !ep->dead)
@@ -398,6 +407,10 @@ static int shm_take_ep(am_interface_t *ifc, am_endpoint_t *ep, am_take_fn take, 
         pl = body + SHORT_HDR;
         adv = REC_ALIGN;
     } else if (r.kind == REC_AM) {
+        /* its next lines now, as read_ring asks for them: their misses
+         * overlap the checks instead of following them */
+        for (uint64_t l = REC_ALIGN; l < REC_LEN(r.size) && l < 4 * REC_ALIGN; l += REC_ALIGN)
+            __builtin_prefetch((char *)at + l);
         h = take_am_hdr(ifc, rx, at, r.size, &adv);
         if (!adv)
             return AM_TAKE_POLL;
@@ -410,6 +423,7 @@ static int shm_take_ep(am_interface_t *ifc, am_endpoint_t *ep, am_take_fn take, 
         return AM_TAKE_POLL;   /* read_ring's turn: it handles, or drops, as ever */
     e->rx_depth++;
     rx->pos += adv;
+    ring_prefetch_next(rx, at, adv);
     ring_take_ack(&e->tx, r.ack);
     WARM_CHECK(ifc, ep, e, rx->pos);
     ifc->rx_read += r.size;
@@ -426,11 +440,14 @@ static int shm_event_fd(const am_interface_t *cifc)
     am_interface_t *ifc = (am_interface_t *)cifc;
     struct shm *s = ifc->trd;
     s->armed = 1;
-    mark_sleeping(ifc, 1);
+    mark_sleeping(ifc, CONS_ASLEEP);
     FENCE();
+    /* our producers may have skipped their fence (barrier.c): theirs now;
+     * if that fails, the eventfd is made readable, so we do not sleep */
+    int stay = amx_shm_membarrier && amx_shm_barrier_all() < 0;
     for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next) {
         struct shm_ep *e = ep->tp;
-        if (e->base && !ep->dead && ring_pending(&e->rx)) {
+        if (stay || (e->base && !ep->dead && ring_pending(&e->rx))) {
             uint64_t one = 1;
             if (write(s->efd, &one, sizeof one) < 0) {
                 /* the counter is full: it is readable anyway */
@@ -444,16 +461,23 @@ static int shm_event_fd(const am_interface_t *cifc)
 /* ---- sending -------------------------------------------------------------- */
 
 /* Publish the record reserved at at; wake the peer if it sleeps.  Inline:
- * on every small AM (shm_put_small). */
+ * on every small AM (shm_put_small).  The fence between the record and
+ * the look at the mark is the consumer's for a small record when it said
+ * it takes it (CONS_BARRIER, libam/shm/barrier.c); the mark's line is
+ * one the consumer writes only when it sleeps, so the look costs a hit. */
 static inline void commit(am_interface_t *ifc, am_endpoint_t *ep, char *at, uint32_t kind,
                           uint64_t size)
 {
     struct shm_ep *e = ep->tp;
+    uint32_t *mark = &e->tx.q->cons_sleeping, c;
     ring_publish(&e->tx, at, kind, size, e->rx.released);
     WARM_CHECK(ifc, ep, e, e->tx.head);
-    FENCE();
-    if (LOAD_ACQ(&e->tx.q->cons_sleeping) &&
-        __atomic_exchange_n(&e->tx.q->cons_sleeping, 0, __ATOMIC_ACQ_REL))
+    if (size > LAZY_MAX || !amx_shm_membarrier || !((c = LOAD_ACQ(mark)) & CONS_BARRIER)) {
+        FENCE();
+        c = LOAD_ACQ(mark);
+    }
+    if ((c & CONS_ASLEEP) && (__atomic_fetch_and(mark, ~CONS_ASLEEP, __ATOMIC_ACQ_REL) &
+                              CONS_ASLEEP))
         amx_shm_wake(ifc, ep);
 }
 
@@ -774,15 +798,20 @@ static __attribute__((noinline)) int put_am(am_interface_t *ifc, am_endpoint_t *
     char *at = ring_reserve_flat(&e->tx, size);
     if (!at)
         return AMX_PUT_LATER;
-    char *d = at + sizeof(struct rec) + AMX_HDR;
-    memcpy(at + sizeof(struct rec), h, AMX_HDR);
-    for (int i = 0; i < n; i++) {   /* a few words inline, more by the library's copy */
+    /* The payload first, from its last piece back, and the header's line
+     * last: that line is the one the reader polls (the stamp), so it is
+     * fetched back from the reader once, when the record is published,
+     * not also before the payload (and the payload's stores do not queue
+     * behind that fetch). */
+    char *d = at + sizeof(struct rec) + AMX_HDR + h->len;
+    for (int i = n - 1; i >= 0; i--) {   /* a few words inline, more by the library's copy */
+        d -= iov[i].iov_len;
         if (iov[i].iov_len <= 64)
             copy_small(d, iov[i].iov_base, iov[i].iov_len);
         else
             memcpy(d, iov[i].iov_base, iov[i].iov_len);
-        d += iov[i].iov_len;
     }
+    memcpy(at + sizeof(struct rec), h, AMX_HDR);
     commit(ifc, ep, at, REC_AM, size);
     return ep->dead ? AM_ERR_DEAD : AM_OK;
 }
@@ -808,13 +837,21 @@ static int shm_put_small(am_interface_t *ifc, am_endpoint_t *ep, const struct am
     return ep->dead ? AM_ERR_DEAD : AM_OK;
 }
 
+/* The interface (segment.c), with this process registered for the
+ * consumers' barrier first (barrier.c). */
+static int shm_init(am_interface_t *ifc)
+{
+    amx_shm_barrier_init();
+    return amx_shm_init(ifc);
+}
+
 const struct am_transport_ops amx_tr_shm = {
     .name = "shm",
     .reliable = 1,
     .host_order = 1,
     .default_payload = 1u << 20,
     .max_payload = 64u << 20,
-    .init = amx_shm_init,
+    .init = shm_init,
     .shutdown = amx_shm_shutdown,
     .ep_new = amx_shm_ep_new,
     .ep_free = shm_ep_free,

@@ -75,6 +75,26 @@ static inline __attribute__((always_inline)) struct rec *ring_pending(struct rin
     return at;
 }
 
+/* The record at `at`, of adv bytes (REC_LEN), was just taken: ask for
+ * the two lines after it, the next records' (the next two of one line,
+ * the start of a longer one, guessed to follow it without a start over).
+ * A producer that streams is ahead of us, so those records are written
+ * already and their lines' transfers overlap our work on this one
+ * instead of each following the last: a reader that waits for each
+ * record's first line in turn gets one record per line transfer.  A
+ * wrong guess costs only the look (a ping-pong's next record goes to the
+ * ring's first line again, and the lines asked for are never written);
+ * past the ring's end nothing is asked. */
+static inline void ring_prefetch_next(const struct ring_rx *rx, const struct rec *at,
+                                      uint64_t adv)
+{
+    const char *p = (const char *)at + adv;
+    if (p + 2 * REC_ALIGN <= rx->data + rx->R) {
+        __builtin_prefetch(p);
+        __builtin_prefetch(p + REC_ALIGN);
+    }
+}
+
 /* Every record before pos is read, and none is in a running handler's
  * hands: let go of them all (sent as the ack of our next record). */
 static inline void ring_release(struct ring_rx *rx)

@@ -12,7 +12,8 @@
  *   ring.c       three tasks sending big AMs round a ring
  *   park.c       connections claimed late, and more at once than a backlog
  *   waits.c      a shm sender and a receiver that does not run (256 KiB);
- *                a receiver that leaves others' big AMs for a while
+ *                a receiver that leaves others' big AMs for a while;
+ *                small requests waking a sleeping receiver
  */
 #ifndef TEST_AM_FIXTURE_H
 #define TEST_AM_FIXTURE_H

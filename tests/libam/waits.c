@@ -4,7 +4,8 @@
  * running when a message for it is sent; up to 256 KiB the sender must
  * go on, its payload copied into the ring (libam/shm/ring.c, sizing).
  * And a receiver waiting for one peer's big AM that leaves another's
- * unread for a while (am_hold_big).
+ * unread for a while (am_hold_big), and one that sleeps between small
+ * requests, woken by each.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -148,10 +149,47 @@ START_TEST(shm_hold_big_leaves_others_big_ams)
 }
 END_TEST
 
+/* Small requests to a receiver that sleeps between them: each must wake
+ * it.  A small record is published without a fence when its receiver
+ * runs membarrier before it sleeps (libam/shm/barrier.c), and the sender
+ * must still see the receiver's "asleep" bit beside the CONS_BARRIER bit
+ * that stays set in the same word.  The child serves with am_wait(ifc,
+ * 20) and the parent waits with am_wait(ifc, 10) (WAIT_WHILE): a missed
+ * wake costs a round 10 or 20 ms, so rounds that long are counted; a
+ * loaded machine's scheduler makes a few. */
+START_TEST(shm_small_requests_wake_a_sleeping_receiver)
+{
+    struct peer p;
+    am_interface_t *ifc = start_pair(&p, small_cfg());
+    unsigned char *buf = echo_start(256, 29);
+    enum { N = 200 };
+    int slow = 0;
+    for (uint32_t n = 0; n < N; n++) {
+        usleep(1000);   /* the child spins 50 us (am_poll.c, am_wait) and sleeps */
+        uint64_t t0 = test_now_ms();
+        echo_send(ifc, buf, n, 8 + n % 200);   /* one line (REC_SHORT), or a REC_AM */
+        WAIT_WHILE(ifc, WAIT_SECS, echoed < n + 1);
+        if (test_now_ms() - t0 >= 8)
+            slow++;
+    }
+    echo_drain(ifc, N);
+    ck_assert_uint_eq(echo_errors, 0);
+    uint64_t res[NRES];
+    stop_pair(&p, res);
+    fprintf(stderr, "waits (shm): %d of %d requests to a sleeping receiver took 8 ms or more\n",
+            slow, N);
+    ck_assert_uint_eq(res[0] + res[1], 0);
+    ck_assert_msg(slow < N / 4, "%d of %d requests waited for a timeout, not a wake", slow, N);
+    free(buf);
+    am_shutdown(ifc);
+}
+END_TEST
+
 void waits_tests(TCase *tc)
 {
     if (!shm)
         return;
     tcase_add_test(tc, shm_256k_to_a_stopped_receiver_goes_on);
     tcase_add_test(tc, shm_hold_big_leaves_others_big_ams);
+    tcase_add_test(tc, shm_small_requests_wake_a_sleeping_receiver);
 }
