@@ -62,6 +62,9 @@ run() {
     t=$1; shift
     set_transport "$t"
     vm_start || { echo "torture: pvmd did not start"; rc=1; return; }
+    # The collective phases' group server: stock libgpvm3 spawns it by
+    # its bare name (the runner starts it before any scenario).
+    ln -s "${PVMGS:-/usr/bin/pvmgs}" "$VM_BIN/pvmgs"
     # The runner stops itself (--minutes, --count); this is the backstop.
     timeout -k 10 "${TORTURE_LIMIT:-3600}" "$AM" RUN --am "$AM" --stock "$STOCK" \
         --transport "$t" "$@" >"$out" 2>&1
