@@ -71,6 +71,9 @@ static int index_of(int tid)
     return -1;
 }
 
+/* torture_stock has no pvmam: the weak reference is NULL there. */
+extern int pvmam_stats(int tid, struct pvmam_stats *out) __attribute__((weak));
+
 static uint64_t sum(const void *p, size_t n)   /* FNV-1a */
 {
     uint64_t h = 0xcbf29ce484222325ull;
@@ -208,9 +211,6 @@ static void dispatch(int bufid)
     }
 }
 
-/* torture_stock has no pvmam: the weak reference is NULL there. */
-extern int pvmam_stats(int tid, struct pvmam_stats *out) __attribute__((weak));
-
 /* For a stall: what pvmam knows of src's messages to us, so the report
  * tells whether a missing one never arrived (nothing over AM or via the
  * pvmd), arrived over AM but was not delivered (held for the sender's
@@ -276,6 +276,29 @@ static void wd_disarm(void)
         timer_settime(wd_timer, 0, &it, NULL);
 }
 
+/* Stock pvm_precv unpacks every message as bytes (lpvm.c): a message
+ * packed with PvmDataDefault lands there as XDR, big-endian; libpvm3am's
+ * decodes it (pvm3/core/recv.c).  What a stock task must find, then. */
+static void as_precv_sees(const struct t_msg *m, void *buf)
+{
+    if (pvmam_stats || m->how == H_PSEND || m->enc != PvmDataDefault || m->type == T_BYTE)
+        return;
+    int n = shape_count(m);
+    for (int i = 0; i < n; i++) {
+        if (m->type == T_INT) {
+            uint32_t v;
+            memcpy(&v, (char *)buf + 4 * i, 4);
+            v = __builtin_bswap32(v);
+            memcpy((char *)buf + 4 * i, &v, 4);
+        } else {
+            uint64_t v;
+            memcpy(&v, (char *)buf + 8 * i, 8);
+            v = __builtin_bswap64(v);
+            memcpy((char *)buf + 8 * i, &v, 8);
+        }
+    }
+}
+
 /* pvm_precv of message k from src (tag k, or any tag), straight into our
  * array: for a short message libpvm3am takes it out of the shm ring
  * (pvmam/short.c). */
@@ -313,8 +336,12 @@ static void recv_precv(int src, int k, int exact)
     if (!length_ok(rlen, m->size))
         fail("from w%d: pvm_precv says message #%d is %d bytes, sent %u", src, k, rlen, m->size);
     shape_fill(s.seed, src, k, m, want);
-    char what[64];
-    snprintf(what, sizeof what, "from w%d: message #%d by pvm_precv", src, k);
+    as_precv_sees(m, want);
+    char what[96];
+    static const char *const hn[] = { "send", "psend", "mcast" }, *const tn[] = { "byte", "int",
+        "double" };
+    snprintf(what, sizeof what, "from w%d: message #%d (%s enc %d %s) by pvm_precv", src, k,
+             hn[m->how], m->enc, tn[m->type]);
     check_data(what, got, want, m->size);
     free(got);
     free(want);
@@ -503,6 +530,7 @@ static int coll_bcast(int r, int inst)
         rc = pvm_precv(rt, tag, buf, n, pvm_type(m.type), &rtid, &rtag, &bytes);
         if (rc >= 0 && (rtid != rt || rtag != tag))
             fail("collective round %d: pvm_precv(t%x, %d) returned t%x tag %d", r, rt, tag, rtid, rtag);
+        as_precv_sees(&m, want);
     } else {
         b = mode == R_ANY ? pvm_recv(-1, tag)
           : mode == R_NRECV ? poll_recv(rt, tag, 0, 2 * stall)
