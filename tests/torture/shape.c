@@ -340,14 +340,14 @@ static void draw_coll(uint64_t *x, struct t_shape *s)
     for (int k = 0; k < c->nround; k++) {
         struct t_round *r = &c->r[k];
         int w = below(x, 100);
-        r->kind = w < 30 ? C_BCAST : w < 60 ? C_REDUCE : w < 75 ? C_GATHER : w < 90 ? C_SCATTER
-                : C_BARRIER;
+        r->kind = w < 30 ? CO_BCAST : w < 60 ? CO_REDUCE : w < 75 ? CO_GATHER : w < 90 ? CO_SCATTER
+                : CO_BARRIER;
         r->root = below(x, nm);
         r->func = (uint8_t)below(x, 3);
         static const uint8_t encs[] = { PvmDataDefault, PvmDataRaw, PvmDataInPlace };
         r->enc = encs[below(x, 3)];
         uint32_t sz = draw_size(x, 0);
-        if (r->kind == C_BCAST) {
+        if (r->kind == CO_BCAST) {
             r->type = (uint8_t)below(x, 3);
             r->count = (int)(sz - sz % (uint32_t)shape_elsize(r->type));
         } else {
@@ -355,7 +355,7 @@ static void draw_coll(uint64_t *x, struct t_shape *s)
             r->count = (int)(sz / (uint32_t)shape_elsize(r->type));
             if (r->count < 1)
                 r->count = 1;
-            if (r->kind != C_REDUCE && r->count > 32768)   /* times the members */
+            if (r->kind != CO_REDUCE && r->count > 32768)   /* times the members */
                 r->count = 32768;
         }
     }
@@ -505,14 +505,14 @@ void shape_describe(const struct t_shape *s, char *buf, size_t size)
     for (int k = 0; k < c->nround; k++) {
         const struct t_round *r = &c->r[k];
         ADD(", %s", kn[r->kind]);
-        if (r->kind == C_BCAST) {
+        if (r->kind == CO_BCAST) {
             struct t_msg m = { 0, (uint32_t)r->count, H_SEND, r->enc, r->type };
             ADD(" of %d B%s %s from instance %d", r->count, enc_name(&m), type_name(r->type), r->root);
-        } else if (r->kind != C_BARRIER) {
-            if (r->kind == C_REDUCE)
+        } else if (r->kind != CO_BARRIER) {
+            if (r->kind == CO_REDUCE)
                 ADD(" %s", fn[r->func]);
             ADD(" of %d %s %s instance %d", r->count, type_name(r->type),
-                r->kind == C_SCATTER ? "each from" : "each to", r->root);
+                r->kind == CO_SCATTER ? "each from" : "each to", r->root);
         }
     }
     ADD(", pvm_barrier%s\n", c->leave ? ", pvm_lvgroup" : "");

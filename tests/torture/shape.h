@@ -34,7 +34,7 @@ enum t_recv { R_ANY,      /* pvm_trecv(-1, -1) */
               R_MIX,      /* one of the above per message (shape_recv_mode) */
               R_N };
 /* The collective phase's rounds (worker.c coll_phase). */
-enum t_coll { C_BCAST, C_REDUCE, C_GATHER, C_SCATTER, C_BARRIER, C_N };
+enum t_coll { CO_BCAST, CO_REDUCE, CO_GATHER, CO_SCATTER, CO_BARRIER, CO_N };
 enum t_func { F_SUM, F_MAX, F_MIN };
 #define TC_MAX 4           /* rounds of a collective phase */
 

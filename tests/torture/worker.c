@@ -568,7 +568,7 @@ static int coll_data(int r, int inst, int nm)
         finish();
     }
     memset(got, 0x5a, all);
-    if (rd->kind == C_REDUCE) {
+    if (rd->kind == CO_REDUCE) {
         void (*fn)(int *, void *, void *, int *, int *) =
             rd->func == F_SUM ? PvmSum : rd->func == F_MAX ? PvmMax : PvmMin;
         coll_fill(r, me, type, mine, n);
@@ -592,7 +592,7 @@ static int coll_data(int r, int inst, int nm)
             }
             coll_check("pvm_reduce's result", r, mine, want, one);
         }
-    } else if (rd->kind == C_GATHER) {
+    } else if (rd->kind == CO_GATHER) {
         coll_fill(r, me, type, mine, n);
         rc = pvm_gather(got, mine, n, pt, TAG_COLL + r, group, rd->root);
         if (rc >= 0 && inst == rd->root) {
@@ -607,7 +607,7 @@ static int coll_data(int r, int inst, int nm)
             }
             coll_check("pvm_gather's result", r, got, want, all);
         }
-    } else {   /* C_SCATTER: slice i for instance i */
+    } else {   /* CO_SCATTER: slice i for instance i */
         if (inst == rd->root)
             for (int i = 0; i < nm; i++)
                 coll_fill(r, TW_MAX + i, type, mine + (size_t)i * one, n);
@@ -647,8 +647,8 @@ static void coll_phase(void)
         coll_round = r;
         coll_step = names[c->r[r].kind];
         wd_arm(stall);
-        rc = c->r[r].kind == C_BARRIER ? pvm_barrier(group, nm)
-           : c->r[r].kind == C_BCAST ? coll_bcast(r, inst) : coll_data(r, inst, nm);
+        rc = c->r[r].kind == CO_BARRIER ? pvm_barrier(group, nm)
+           : c->r[r].kind == CO_BCAST ? coll_bcast(r, inst) : coll_data(r, inst, nm);
         if (rc < 0)
             goto bad;
     }
