@@ -159,8 +159,8 @@ elif [ $check = 1 ]; then
     for t in ${transport:-shm tcp udp default off}; do
         eval "l=\$list_$t"
         run "$t" --seeds "$race$(echo $l | tr ' ' ,)"
-        run "$t" --from "$fresh" --count "${count:-50}"
-        fresh=$((fresh + ${count:-50}))
+        run "$t" --from "$fresh" --count "${count:-45}"
+        fresh=$((fresh + ${count:-45}))
     done
     for s in 1 2 3; do halt "$s"; done
     summary

@@ -357,7 +357,7 @@ static int poll_recv(int tid, int tag, int probe, double wait)
     double end = now_s() + wait;
     int b;
     while (!(b = probe ? pvm_probe(-1, tag) : pvm_nrecv(tid, tag)) && now_s() < end)
-        usleep(200);
+        usleep(1000);
     if (b > 0 && probe) {
         int bytes, ptag, ptid;
         pvm_bufinfo(b, &bytes, &ptag, &ptid);
@@ -419,7 +419,9 @@ static void wait_for(int src, int cnt)
                  src, pos[src], cnt, src, exited[src] ? "has exited" : "still runs", note);
             finish();
         }
-        recv_from(src, exited[src] ? 0.05 : 0.5);
+        /* a selective receive does not wake for the pvmd's exit notice:
+         * short slices while src may go away */
+        recv_from(src, exited[src] || shape_gone(&s, src) ? 0.05 : 0.5);
     }
 }
 
