@@ -2,8 +2,10 @@
  * worker.c - one task of a torture scenario: draws the shape from the
  * seed, plays its own script (shape.h) and checks every message it gets
  * against the one its sender was to send: in order, exactly once, the
- * same data.  Task 0 spawns the others (and catches their output when the
- * shape says so).  It tells the runner how it went (TAG_REPORT) and
+ * same data.  It receives by the shape's receive mode (any, fixed source,
+ * exact tag, pvm_precv, probe or nrecv loops), and members of a
+ * collective phase play it first (coll_phase).  Task 0 spawns the others
+ * (and catches their output when the shape says so).  It tells the runner how it went (TAG_REPORT) and
  * exits; every wait is bounded (TORTURE_STALL seconds without a message).
  */
 #include <setjmp.h>
@@ -625,6 +627,11 @@ static int coll_data(int r, int inst, int nm)
     return rc;
 }
 
+/* No cycle of waits: a member waits here only for other members, which
+ * all start their phase right after the table, before any wait of their
+ * scripts; whatever the others send meanwhile is queued by the library
+ * while it waits (as for an all-sends-first script), so no sender waits
+ * on a member's phase. */
 static void coll_phase(void)
 {
     const struct t_collph *c = &s.coll;
