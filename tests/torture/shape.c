@@ -361,6 +361,31 @@ static void draw_coll(uint64_t *x, struct t_shape *s)
     }
 }
 
+/* Taking a later message of a sender by its tag while earlier ones wait
+ * (queued, or still in the ring or socket) must leave those for later,
+ * in order.  Only with tag-exact receives and no polls in between: an
+ * any-tag receive would take them in send order. */
+static void draw_shuffle(uint64_t *x, struct t_shape *s)
+{
+    for (int i = 0; i < s->n; i++) {
+        struct t_task *t = &s->t[i];
+        if (t->order == O_SENDFIRST && (t->recv == R_EXACT || (t->recv == R_PRECV && t->exact)))
+            t->shuffle = pct(x, 40);
+    }
+}
+
+void shape_recv_order(const struct t_shape *s, int me, int src, int *idx, int n)
+{
+    if (!s->t[me].shuffle || shape_gone(s, src))
+        return;
+    uint64_t x = s->seed ^ 0x5bd1e995ull ^ ((uint64_t)me << 40) ^ ((uint64_t)src << 32);
+    for (int k = n - 1; k > 0; k--) {
+        int j = below(&x, k + 1), v = idx[k];
+        idx[k] = idx[j];
+        idx[j] = v;
+    }
+}
+
 int shape_members(const struct t_shape *s) { return __builtin_popcount(s->coll.members); }
 
 int shape_coll_value(uint64_t seed, int r, int i, int k)
@@ -416,6 +441,8 @@ void shape_draw(uint64_t seed, struct t_shape *s)
     uint64_t y = seed * 0x9e6c63d0676a9a99ull + 0x632be59bd9b4e019ull;
     draw_recv(&y, s);
     draw_coll(&y, s);
+    uint64_t z = seed * 0xd6e8feb86659fd93ull + 0x9e3779b97f4a7c15ull;
+    draw_shuffle(&z, s);
 }
 
 static const char *const pat_names[P_N] = { "ping-pong", "both directions at once", "fan-in",
@@ -463,6 +490,8 @@ void shape_describe(const struct t_shape *s, char *buf, size_t size)
         ADD(shape_ending_name(t->ending), t->kill_after);
         ADD(", receives by ");
         ADD(shape_recv_name(t->recv), t->exact ? "tag" : "-1");
+        if (t->shuffle)
+            ADD(" in a shuffled tag order per staying sender");
         if (t->recv != R_ANY && t->order != O_PINGPONG) {
             int first = 1;
             for (int o = 0; o < t->nop; o++)

@@ -60,6 +60,8 @@ struct t_task {
     struct t_op op[2 * TM_MAX + TW_MAX + 2];
     int recv;              /* enum t_recv; its 'W' ops in a drawn sender order */
     int exact;             /* R_PRECV: with the tag, not -1 */
+    int shuffle;           /* R_EXACT or exact R_PRECV, all sends first: takes each staying
+                              sender's messages by tag in a drawn order (shape_recv_order) */
 };
 
 /* A collective phase through the real pvmgs, before the scripts: the
@@ -98,6 +100,9 @@ uint64_t shape_bytes(const struct t_shape *s);
 /* How task me receives message number pos (0-based, in order) from src. */
 int shape_recv_mode(const struct t_shape *s, int me, int src, int pos);
 const char *shape_recv_name(int r);
+/* The order in which task me takes the n messages (indexes idx, in send
+ * order) src sends it: unchanged, or shuffled (struct t_task shuffle). */
+void shape_recv_order(const struct t_shape *s, int me, int src, int *idx, int n);
 /* Item k of member task i's array in collective round r: -1000..1000. */
 int shape_coll_value(uint64_t seed, int r, int i, int k);
 int shape_members(const struct t_shape *s);

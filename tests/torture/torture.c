@@ -49,8 +49,9 @@ static int is_big(const struct t_shape *s, int i)
 /* The first seed from `from` on for each pattern x ending, then a few
  * other classes: stock tasks mixed in, catchout, many tasks, big
  * messages; then each receive mode but pvm_trecv(-1,-1) by a task that
- * receives something, each collective and a collective phase with a
- * stock member.  New classes go at the end, so the seeds found for the
+ * receives something, each collective, a collective phase with a
+ * stock member and a task that takes its senders' messages by tag in a
+ * shuffled order.  New classes go at the end, so the seeds found for the
  * older ones (and the transports torture.sh --check gives them) stay. */
 int torture_find(int argc, char **argv)
 {
@@ -66,7 +67,7 @@ int torture_find(int argc, char **argv)
         return 0;
     }
     enum { C_STOCK = P_N * E_N, C_CATCH, C_MANY, C_BIG, C_RECV, C_COLL = C_RECV + R_N - 1,
-           C_COLLSTOCK = C_COLL + CO_N, C_N };
+           C_COLLSTOCK = C_COLL + CO_N, C_SHUFFLE, C_N };
     uint64_t found[C_N] = { 0 };
     int left = C_N;
     for (uint64_t seed = from; left && seed < from + 200000; seed++) {
@@ -96,6 +97,11 @@ int torture_find(int argc, char **argv)
         for (int i = 0; i < s.n; i++)
             if (s.t[i].stock && (s.coll.members & (1u << i))) {
                 c[nc++] = C_COLLSTOCK;
+                break;
+            }
+        for (int i = 0; i < s.n; i++)
+            if (s.t[i].shuffle && receives(&s, i)) {
+                c[nc++] = C_SHUFFLE;
                 break;
             }
         for (int j = 0; j < nc; j++)

@@ -824,6 +824,8 @@ int torture_worker(int argc, char **argv)
         exp_idx[i] = calloc((size_t)nexp[i] + 1, sizeof(int));
         shape_expected(&s, i, me, exp_idx[i]);
         if (i != me)
+            shape_recv_order(&s, me, i, exp_idx[i], nexp[i]);
+        if (i != me)
             pvm_notify(PvmTaskExit, TAG_EXIT, 1, &tids[i]);
     }
     const struct t_task *t = &s.t[me];
