@@ -11,7 +11,7 @@ tests_torture_torture_am_LDADD = libpvm3am.la
 tests_torture_torture_am_LDFLAGS = -no-install
 tests_torture_torture_stock_SOURCES = $(TORTURE_SRC)
 tests_torture_torture_stock_CPPFLAGS =
-tests_torture_torture_stock_LDADD = -lpvm3
+tests_torture_torture_stock_LDADD = -lgpvm3 -lpvm3
 TESTS += tests/torture/check.sh
 EXTRA_DIST += tests/torture/check.sh tests/torture/torture.sh tests/torture/README.md
 

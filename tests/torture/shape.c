@@ -294,6 +294,115 @@ static void draw_scripts(uint64_t *x, struct t_shape *s)
     }
 }
 
+/* Each task's receive mode, and the order in which it waits for its
+ * senders (for a selective receive, the others' messages queue up
+ * meanwhile and matching must skip them). */
+static void draw_recv(uint64_t *x, struct t_shape *s)
+{
+    for (int i = 0; i < s->n; i++) {
+        struct t_task *t = &s->t[i];
+        int r = below(x, 100);
+        t->recv = r < 30 ? R_ANY : r < 45 ? R_SRC : r < 60 ? R_EXACT : r < 78 ? R_PRECV
+                : r < 86 ? R_PROBE : r < 92 ? R_NRECV : R_MIX;
+        t->exact = pct(x, 50);
+        if (t->recv == R_ANY || t->order == O_PINGPONG)
+            continue;
+        int w = t->nop;
+        while (w > 0 && t->op[w - 1].kind == 'W')
+            w--;
+        for (int k = t->nop - 1; k > w; k--) {
+            int j = w + below(x, k - w + 1);
+            struct t_op o = t->op[k];
+            t->op[k] = t->op[j];
+            t->op[j] = o;
+        }
+    }
+}
+
+/* Now and then a collective phase among some of the tasks that stay
+ * (a member that went away would leave the others in pvm_barrier), and
+ * only when task 0 stays: it hands out the table every member needs. */
+static void draw_coll(uint64_t *x, struct t_shape *s)
+{
+    struct t_collph *c = &s->coll;
+    if (!pct(x, 25) || shape_gone(s, 0))
+        return;
+    for (int i = 0; i < s->n; i++)
+        if (!shape_gone(s, i) && pct(x, 85))
+            c->members |= 1u << i;
+    int nm = __builtin_popcount(c->members);
+    if (nm < 2) {
+        c->members = 0;
+        return;
+    }
+    c->nround = range(x, 1, TC_MAX);
+    c->leave = pct(x, 50);
+    for (int k = 0; k < c->nround; k++) {
+        struct t_round *r = &c->r[k];
+        int w = below(x, 100);
+        r->kind = w < 30 ? CO_BCAST : w < 60 ? CO_REDUCE : w < 75 ? CO_GATHER : w < 90 ? CO_SCATTER
+                : CO_BARRIER;
+        r->root = below(x, nm);
+        r->func = (uint8_t)below(x, 3);
+        static const uint8_t encs[] = { PvmDataDefault, PvmDataRaw, PvmDataInPlace };
+        r->enc = encs[below(x, 3)];
+        uint32_t sz = draw_size(x, 0);
+        if (r->kind == CO_BCAST) {
+            r->type = (uint8_t)below(x, 3);
+            r->count = (int)(sz - sz % (uint32_t)shape_elsize(r->type));
+        } else {
+            r->type = pct(x, 50) ? T_INT : T_DOUBLE;
+            r->count = (int)(sz / (uint32_t)shape_elsize(r->type));
+            if (r->count < 1)
+                r->count = 1;
+            if (r->kind != CO_REDUCE && r->count > 32768)   /* times the members */
+                r->count = 32768;
+        }
+    }
+}
+
+/* Taking a later message of a sender by its tag while earlier ones wait
+ * (queued, or still in the ring or socket) must leave those for later,
+ * in order.  Only with tag-exact receives and no polls in between: an
+ * any-tag receive would take them in send order. */
+static void draw_shuffle(uint64_t *x, struct t_shape *s)
+{
+    for (int i = 0; i < s->n; i++) {
+        struct t_task *t = &s->t[i];
+        if (t->order == O_SENDFIRST && (t->recv == R_EXACT || (t->recv == R_PRECV && t->exact)))
+            t->shuffle = pct(x, 40);
+    }
+}
+
+void shape_recv_order(const struct t_shape *s, int me, int src, int *idx, int n)
+{
+    if (!s->t[me].shuffle || shape_gone(s, src))
+        return;
+    uint64_t x = s->seed ^ 0x5bd1e995ull ^ ((uint64_t)me << 40) ^ ((uint64_t)src << 32);
+    for (int k = n - 1; k > 0; k--) {
+        int j = below(&x, k + 1), v = idx[k];
+        idx[k] = idx[j];
+        idx[j] = v;
+    }
+}
+
+int shape_members(const struct t_shape *s) { return __builtin_popcount(s->coll.members); }
+
+int shape_coll_value(uint64_t seed, int r, int i, int k)
+{
+    uint64_t x = seed ^ ((uint64_t)(r + 1) << 52) ^ ((uint64_t)i << 44) ^ (uint64_t)k;
+    return (int)(next(&x) % 2001) - 1000;
+}
+
+int shape_recv_mode(const struct t_shape *s, int me, int src, int pos)
+{
+    int m = s->t[me].recv;
+    if (m != R_MIX)
+        return m;
+    uint64_t x = s->seed ^ ((uint64_t)me << 56) ^ ((uint64_t)src << 48) ^ (uint64_t)pos;
+    return below(&x, R_MIX);
+}
+
 void shape_draw(uint64_t seed, struct t_shape *s)
 {
     uint64_t x = seed * 0x2545f4914f6cdd1dull + 1;
@@ -326,6 +435,14 @@ void shape_draw(uint64_t seed, struct t_shape *s)
     budget(&x, s, s->pattern == P_FLOOD ? 128ull * MiB : biggest > 2 * MiB ? 40ull * MiB : 6ull * MiB);
     draw_endings(&x, s);
     draw_scripts(&x, s);
+    /* receive modes and the collective phase come from a stream of their
+     * own, so they leave every earlier draw (and so the meaning of seeds
+     * from before them: torture.sh --check, FIND) as it was */
+    uint64_t y = seed * 0x9e6c63d0676a9a99ull + 0x632be59bd9b4e019ull;
+    draw_recv(&y, s);
+    draw_coll(&y, s);
+    uint64_t z = seed * 0xd6e8feb86659fd93ull + 0x9e3779b97f4a7c15ull;
+    draw_shuffle(&z, s);
 }
 
 static const char *const pat_names[P_N] = { "ping-pong", "both directions at once", "fan-in",
@@ -334,6 +451,11 @@ static const char *const pat_names[P_N] = { "ping-pong", "both directions at onc
 static const char *const end_names[E_N] = { "ends normally", "sends then exits at once",
     "SIGKILLs itself after %d sends", "SIGKILLs itself after %d ms",
     "exits after %d receives while others still send" };
+
+static const char *const recv_names[R_N] = { "pvm_trecv(-1,-1)", "pvm_trecv(src,-1)",
+    "pvm_trecv(src,tag)", "pvm_precv(src,%s)", "pvm_probe(-1,-1)+pvm_recv", "pvm_nrecv(src,-1) loop",
+    "mixed per message" };
+const char *shape_recv_name(int r) { return r >= 0 && r < R_N ? recv_names[r] : "?"; }
 
 const char *shape_pattern_name(int p) { return p >= 0 && p < P_N ? pat_names[p] : "?"; }
 const char *shape_ending_name(int e) { return e >= 0 && e < E_N ? end_names[e] : "?"; }
@@ -366,6 +488,18 @@ void shape_describe(const struct t_shape *s, char *buf, size_t size)
         const struct t_task *t = &s->t[i];
         ADD("  w%d (%s, %s, ", i, t->stock ? "stock" : "am", ord[t->order]);
         ADD(shape_ending_name(t->ending), t->kill_after);
+        ADD(", receives by ");
+        ADD(shape_recv_name(t->recv), t->exact ? "tag" : "-1");
+        if (t->shuffle)
+            ADD(" in a shuffled tag order per staying sender");
+        if (t->recv != R_ANY && t->order != O_PINGPONG) {
+            int first = 1;
+            for (int o = 0; o < t->nop; o++)
+                if (t->op[o].kind == 'W') {
+                    ADD("%s w%d", first ? ", waits for" : ",", t->op[o].a);
+                    first = 0;
+                }
+        }
         ADD("): sends %d", t->nmsg);
         uint32_t lo = UINT32_MAX, hi = 0;
         for (int k = 0; k < t->nmsg; k++) {
@@ -386,6 +520,31 @@ void shape_describe(const struct t_shape *s, char *buf, size_t size)
             ADD(" (sizes %u..%u B)", lo, hi);
         ADD("\n");
     }
+    const struct t_collph *c = &s->coll;
+    if (!c->members)
+        return;
+    static const char *const kn[] = { "pvm_bcast", "pvm_reduce", "pvm_gather", "pvm_scatter",
+                                      "pvm_barrier" };
+    static const char *const fn[] = { "PvmSum", "PvmMax", "PvmMin" };
+    ADD("  first a collective phase through pvmgs, members");
+    for (int i = 0; i < s->n; i++)
+        if (c->members & (1u << i))
+            ADD(" w%d", i);
+    ADD(": pvm_joingroup, pvm_barrier");
+    for (int k = 0; k < c->nround; k++) {
+        const struct t_round *r = &c->r[k];
+        ADD(", %s", kn[r->kind]);
+        if (r->kind == CO_BCAST) {
+            struct t_msg m = { 0, (uint32_t)r->count, H_SEND, r->enc, r->type };
+            ADD(" of %d B%s %s from instance %d", r->count, enc_name(&m), type_name(r->type), r->root);
+        } else if (r->kind != CO_BARRIER) {
+            if (r->kind == CO_REDUCE)
+                ADD(" %s", fn[r->func]);
+            ADD(" of %d %s %s instance %d", r->count, type_name(r->type),
+                r->kind == CO_SCATTER ? "each from" : "each to", r->root);
+        }
+    }
+    ADD(", pvm_barrier%s\n", c->leave ? ", pvm_lvgroup" : "");
 }
 
 void shape_fill(uint64_t seed, int src, int k, const struct t_msg *m, void *buf)

@@ -24,6 +24,19 @@ enum t_ending { E_NORMAL,     /* all done, report, pvm_exit */
 enum t_order { O_SENDFIRST, O_INTERLEAVE, O_PINGPONG };
 enum t_how { H_SEND, H_PSEND, H_MCAST };
 enum t_type { T_BYTE, T_INT, T_DOUBLE };
+/* How a task receives the data it waits for (worker.c recv_from). */
+enum t_recv { R_ANY,      /* pvm_trecv(-1, -1) */
+              R_SRC,      /* pvm_trecv(sender, -1): fixed source, any tag */
+              R_EXACT,    /* pvm_trecv(sender, its next tag) */
+              R_PRECV,    /* pvm_precv(sender, next tag or -1) into the user's array */
+              R_PROBE,    /* pvm_probe(-1, -1) loop, then pvm_recv(its source, its tag) */
+              R_NRECV,    /* pvm_nrecv(sender, -1) loop */
+              R_MIX,      /* one of the above per message (shape_recv_mode) */
+              R_N };
+/* The collective phase's rounds (worker.c coll_phase). */
+enum t_coll { CO_BCAST, CO_REDUCE, CO_GATHER, CO_SCATTER, CO_BARRIER, CO_N };
+enum t_func { F_SUM, F_MAX, F_MIN };
+#define TC_MAX 4           /* rounds of a collective phase */
 
 struct t_msg {
     uint32_t dst;          /* bit mask of receivers (several only for H_MCAST) */
@@ -45,6 +58,23 @@ struct t_task {
     struct t_msg msg[TM_MAX];
     int nop;
     struct t_op op[2 * TM_MAX + TW_MAX + 2];
+    int recv;              /* enum t_recv; its 'W' ops in a drawn sender order */
+    int exact;             /* R_PRECV: with the tag, not -1 */
+    int shuffle;           /* R_EXACT or exact R_PRECV, all sends first: takes each staying
+                              sender's messages by tag in a drawn order (shape_recv_order) */
+};
+
+/* A collective phase through the real pvmgs, before the scripts: the
+ * members join, meet at a barrier, play the rounds, meet again. */
+struct t_round {
+    uint8_t kind, type, func, enc;   /* enum t_coll; T_INT or T_DOUBLE (bcast: any) */
+    int root;              /* instance */
+    int count;             /* items (bcast: bytes, as a message) */
+};
+struct t_collph {
+    uint32_t members;      /* bit mask; empty: no phase */
+    int nround, leave;     /* leave: pvm_lvgroup after the last barrier */
+    struct t_round r[TC_MAX];
 };
 
 struct t_shape {
@@ -53,6 +83,7 @@ struct t_shape {
     int catchout;          /* task 0 catches its children's output */
     int print_bytes;       /* ...and each child prints this much */
     struct t_task t[TW_MAX];
+    struct t_collph coll;
 };
 
 void shape_draw(uint64_t seed, struct t_shape *s);
@@ -66,6 +97,15 @@ int shape_expected(const struct t_shape *s, int src, int me, int *idx);
 /* Does task i go away by design (killed, or quits early)? */
 int shape_gone(const struct t_shape *s, int i);
 uint64_t shape_bytes(const struct t_shape *s);
+/* How task me receives message number pos (0-based, in order) from src. */
+int shape_recv_mode(const struct t_shape *s, int me, int src, int pos);
+const char *shape_recv_name(int r);
+/* The order in which task me takes the n messages (indexes idx, in send
+ * order) src sends it: unchanged, or shuffled (struct t_task shuffle). */
+void shape_recv_order(const struct t_shape *s, int me, int src, int *idx, int n);
+/* Item k of member task i's array in collective round r: -1000..1000. */
+int shape_coll_value(uint64_t seed, int r, int i, int k);
+int shape_members(const struct t_shape *s);
 /* The data of message k of task src: `size` bytes, of its type. */
 void shape_fill(uint64_t seed, int src, int k, const struct t_msg *m, void *buf);
 /* Elements in the message, and the element size. */

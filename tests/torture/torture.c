@@ -31,6 +31,13 @@ static int has(const struct t_shape *s, int (*pred)(const struct t_shape *, int)
     return 0;
 }
 static int is_stock(const struct t_shape *s, int i) { return s->t[i].stock; }
+static int receives(const struct t_shape *s, int i)
+{
+    for (int j = 0; j < s->n; j++)
+        if (j != i && shape_expected(s, j, i, NULL) > 0)
+            return 1;
+    return 0;
+}
 static int is_big(const struct t_shape *s, int i)
 {
     for (int k = 0; k < s->t[i].nmsg; k++)
@@ -41,7 +48,11 @@ static int is_big(const struct t_shape *s, int i)
 
 /* The first seed from `from` on for each pattern x ending, then a few
  * other classes: stock tasks mixed in, catchout, many tasks, big
- * messages. */
+ * messages; then each receive mode but pvm_trecv(-1,-1) by a task that
+ * receives something, each collective, a collective phase with a
+ * stock member and a task that takes its senders' messages by tag in a
+ * shuffled order.  New classes go at the end, so the seeds found for the
+ * older ones (and the transports torture.sh --check gives them) stay. */
 int torture_find(int argc, char **argv)
 {
     uint64_t from = argc > 2 ? strtoull(argv[2], NULL, 10) : 1;
@@ -55,12 +66,13 @@ int torture_find(int argc, char **argv)
         }
         return 0;
     }
-    enum { C_STOCK = P_N * E_N, C_CATCH, C_MANY, C_BIG, C_N };
+    enum { C_STOCK = P_N * E_N, C_CATCH, C_MANY, C_BIG, C_RECV, C_COLL = C_RECV + R_N - 1,
+           C_COLLSTOCK = C_COLL + CO_N, C_SHUFFLE, C_N };
     uint64_t found[C_N] = { 0 };
     int left = C_N;
     for (uint64_t seed = from; left && seed < from + 200000; seed++) {
         shape_draw(seed, &s);
-        int c[E_N + 4], nc = 0;
+        int c[TW_MAX + E_N + R_N + CO_N + 8], nc = 0;
         int anyend = 0;
         for (int i = 0; i < s.n; i++)
             if (s.t[i].ending != E_NORMAL) {
@@ -77,6 +89,21 @@ int torture_find(int argc, char **argv)
             c[nc++] = C_MANY;
         if (has(&s, is_big))
             c[nc++] = C_BIG;
+        for (int i = 0; i < s.n; i++)
+            if (s.t[i].recv != R_ANY && receives(&s, i))
+                c[nc++] = C_RECV + s.t[i].recv - 1;
+        for (int r = 0; r < s.coll.nround && s.coll.members; r++)
+            c[nc++] = C_COLL + s.coll.r[r].kind;
+        for (int i = 0; i < s.n; i++)
+            if (s.t[i].stock && (s.coll.members & (1u << i))) {
+                c[nc++] = C_COLLSTOCK;
+                break;
+            }
+        for (int i = 0; i < s.n; i++)
+            if (s.t[i].shuffle && receives(&s, i)) {
+                c[nc++] = C_SHUFFLE;
+                break;
+            }
         for (int j = 0; j < nc; j++)
             if (!found[c[j]]) {
                 found[c[j]] = seed;

@@ -2,10 +2,13 @@
  * worker.c - one task of a torture scenario: draws the shape from the
  * seed, plays its own script (shape.h) and checks every message it gets
  * against the one its sender was to send: in order, exactly once, the
- * same data.  Task 0 spawns the others (and catches their output when the
- * shape says so).  It tells the runner how it went (TAG_REPORT) and
+ * same data.  It receives by the shape's receive mode (any, fixed source,
+ * exact tag, pvm_precv, probe or nrecv loops), and members of a
+ * collective phase play it first (coll_phase).  Task 0 spawns the others
+ * (and catches their output when the shape says so).  It tells the runner how it went (TAG_REPORT) and
  * exits; every wait is bounded (TORTURE_STALL seconds without a message).
  */
+#include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -70,6 +73,9 @@ static int index_of(int tid)
     return -1;
 }
 
+/* torture_stock has no pvmam: the weak reference is NULL there. */
+extern int pvmam_stats(int tid, struct pvmam_stats *out) __attribute__((weak));
+
 static uint64_t sum(const void *p, size_t n)   /* FNV-1a */
 {
     uint64_t h = 0xcbf29ce484222325ull;
@@ -88,24 +94,53 @@ static int unpack(const struct t_msg *m, void *buf)
     }
 }
 
+/* Is message #k the next one src was to send us?  If not, say why. */
+static int in_order(int src, int k)
+{
+    if (pos[src] < nexp[src] && exp_idx[src][pos[src]] == k)
+        return 1;
+    int want = pos[src] < nexp[src] ? exp_idx[src][pos[src]] : -1;
+    int seen = 0;
+    for (int j = 0; j < pos[src]; j++)
+        seen |= exp_idx[src][j] == k;
+    fail("from w%d: got message #%d, expected #%d (%s)", src, k, want,
+         seen ? "duplicate" : want < 0 ? "one more than sent" : "out of order or lost one");
+    return 0;
+}
+
+/* `got` (size bytes, of the message's type) against what was sent. */
+static void check_data(const char *what, const void *gotp, const void *wantp, uint32_t size)
+{
+    const unsigned char *got = gotp, *want = wantp;
+    if (!memcmp(got, want, size))
+        return;
+    size_t d = 0;
+    while (got[d] == want[d])
+        d++;
+    fail("%s (%u B) differs from byte %zu on, checksum %016llx, sent %016llx", what, size, d,
+         (unsigned long long)sum(got, size), (unsigned long long)sum(want, size));
+}
+
+/* XDR pads bytes to 4 */
+static int length_ok(int bytes, uint32_t size) { return bytes >= (int)size && bytes <= (int)size + 3; }
+
+static void progress(int src)
+{
+    pos[src]++;
+    nrecvd++;
+    last_progress = now_s();
+}
+
 /* A data message from task src: the next one it was to send us? */
 static void on_data(int bufid, int src, int tag)
 {
     int k = tag - TAG_DATA;
-    if (pos[src] >= nexp[src] || exp_idx[src][pos[src]] != k) {
-        int want = pos[src] < nexp[src] ? exp_idx[src][pos[src]] : -1;
-        int seen = 0;
-        for (int j = 0; j < pos[src]; j++)
-            seen |= exp_idx[src][j] == k;
-        fail("from w%d: got message #%d, expected #%d (%s)", src, k, want,
-             seen ? "duplicate" : want < 0 ? "one more than sent" : "out of order or lost one");
+    if (!in_order(src, k))
         return;
-    }
     const struct t_msg *m = &s.t[src].msg[k];
     int bytes = -1, t2, tid2;
     pvm_bufinfo(bufid, &bytes, &t2, &tid2);
-    /* XDR pads bytes to 4 */
-    if (bytes < (int)m->size || bytes > (int)m->size + 3)
+    if (!length_ok(bytes, m->size))
         fail("from w%d: message #%d is %d bytes, sent %u", src, k, bytes, m->size);
     size_t sz = m->size ? m->size : 1;
     char *got = malloc(sz), *want = malloc(sz);
@@ -115,22 +150,16 @@ static void on_data(int bufid, int src, int tag)
         memset(got, 0x5a, sz);
         shape_fill(s.seed, src, k, m, want);
         int rc = unpack(m, got);
-        if (rc < 0) {
+        char what[64];
+        snprintf(what, sizeof what, "from w%d: message #%d", src, k);
+        if (rc < 0)
             fail("from w%d: unpacking message #%d (%u B): %d", src, k, m->size, rc);
-        } else if (memcmp(got, want, m->size)) {
-            size_t d = 0;
-            while (got[d] == want[d])
-                d++;
-            fail("from w%d: message #%d (%u B) differs from byte %zu on, checksum %016llx, "
-                 "sent %016llx", src, k, m->size, d, (unsigned long long)sum(got, m->size),
-                 (unsigned long long)sum(want, m->size));
-        }
+        else
+            check_data(what, got, want, m->size);
     }
     free(got);
     free(want);
-    pos[src]++;
-    nrecvd++;
-    last_progress = now_s();
+    progress(src);
 }
 
 static void maybe_quit(void)
@@ -138,6 +167,19 @@ static void maybe_quit(void)
     if (s.t[me].ending == E_QUIT && nrecvd >= s.t[me].kill_after)
         finish();
 }
+
+static void on_exit_notice(void)
+{
+    int who = -1;
+    pvm_upkint(&who, 1, 1);
+    int i = index_of(who);
+    if (i >= 0 && !exited[i]) {
+        exited[i] = 1;
+        gone_at[i] = now_s();
+    }
+}
+
+static void dispatch(int bufid);
 
 /* Receive and check one message, waiting at most `wait` s; 0 if none. */
 static int recv_one(double wait)
@@ -150,16 +192,17 @@ static int recv_one(double wait)
     }
     if (bufid == 0)
         return 0;
+    dispatch(bufid);
+    return 1;
+}
+
+/* A message taken by any receive: data, an exit notice or a late ack. */
+static void dispatch(int bufid)
+{
     int bytes, tag, tid;
     pvm_bufinfo(bufid, &bytes, &tag, &tid);
     if (tag == TAG_EXIT) {
-        int who = -1;
-        pvm_upkint(&who, 1, 1);
-        int i = index_of(who);
-        if (i >= 0) {
-            exited[i] = 1;
-            gone_at[i] = now_s();
-        }
+        on_exit_notice();
     } else if (tag == TAG_TABLE && me == 0) {
         /* a late acknowledgement (spawn_others) */
     } else if (tag >= TAG_DATA && index_of(tid) >= 0) {
@@ -168,11 +211,7 @@ static int recv_one(double wait)
     } else {
         fail("unexpected message tag %d from t%x, %d bytes", tag, tid, bytes);
     }
-    return 1;
 }
-
-/* torture_stock has no pvmam: the weak reference is NULL there. */
-extern int pvmam_stats(int tid, struct pvmam_stats *out) __attribute__((weak));
 
 /* For a stall: what pvmam knows of src's messages to us, so the report
  * tells whether a missing one never arrived (nothing over AM or via the
@@ -191,6 +230,183 @@ static void link_note(int src, char *buf, size_t size)
              (unsigned long long)st.drops);
 }
 
+static int pvm_type(int type) { return type == T_BYTE ? PVM_BYTE : type == T_INT ? PVM_INT : PVM_DOUBLE; }
+
+/* pvm_precv and the group calls have no timeout: a timer bounds them.
+ * When it fires, the handler jumps back out of the library call; the task
+ * then only reports the stall and exits. */
+static sigjmp_buf wd_jmp;
+static volatile sig_atomic_t wd_armed;
+static timer_t wd_timer;
+static int wd_ready;
+
+static void on_watchdog(int sig)
+{
+    (void)sig;
+    if (wd_armed) {
+        wd_armed = 0;
+        siglongjmp(wd_jmp, 1);
+    }
+}
+
+static void wd_arm(double secs)
+{
+    if (!wd_ready) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_watchdog;
+        sigaction(SIGUSR2, &sa, NULL);
+        struct sigevent ev;
+        memset(&ev, 0, sizeof ev);
+        ev.sigev_notify = SIGEV_SIGNAL;
+        ev.sigev_signo = SIGUSR2;
+        if (timer_create(CLOCK_MONOTONIC, &ev, &wd_timer) < 0)
+            return;
+        wd_ready = 1;
+    }
+    struct itimerspec it = { { 0, 0 }, { (time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9) } };
+    wd_armed = 1;
+    timer_settime(wd_timer, 0, &it, NULL);
+}
+
+static void wd_disarm(void)
+{
+    wd_armed = 0;
+    struct itimerspec it;
+    memset(&it, 0, sizeof it);
+    if (wd_ready)
+        timer_settime(wd_timer, 0, &it, NULL);
+}
+
+/* Stock pvm_precv unpacks every message as bytes (lpvm.c): a message
+ * packed with PvmDataDefault lands there as XDR, big-endian; libpvm3am's
+ * decodes it (pvm3/core/recv.c).  What a stock task must find, then. */
+static void as_precv_sees(const struct t_msg *m, void *buf)
+{
+    if (pvmam_stats || m->how == H_PSEND || m->enc != PvmDataDefault || m->type == T_BYTE)
+        return;
+    int n = shape_count(m);
+    for (int i = 0; i < n; i++) {
+        if (m->type == T_INT) {
+            uint32_t v;
+            memcpy(&v, (char *)buf + 4 * i, 4);
+            v = __builtin_bswap32(v);
+            memcpy((char *)buf + 4 * i, &v, 4);
+        } else {
+            uint64_t v;
+            memcpy(&v, (char *)buf + 8 * i, 8);
+            v = __builtin_bswap64(v);
+            memcpy((char *)buf + 8 * i, &v, 8);
+        }
+    }
+}
+
+/* pvm_precv of message k from src (tag k, or any tag), straight into our
+ * array: for a short message libpvm3am takes it out of the shm ring
+ * (pvmam/short.c). */
+static void recv_precv(int src, int k, int exact)
+{
+    const struct t_msg *m = &s.t[src].msg[k];
+    size_t sz = m->size ? m->size : 1;
+    char *got = malloc(sz), *want = malloc(sz);
+    if (!got || !want) {
+        fail("out of memory");
+        finish();
+    }
+    memset(got, 0x5a, sz);
+    int rtid = -1, rtag = -1, rlen = -1;
+    if (sigsetjmp(wd_jmp, 1)) {
+        char note[200];
+        link_note(src, note, sizeof note);
+        fail("stalled %.0f s in pvm_precv(w%d, %s) for its message #%d: got %d of its %d "
+             "messages (w%d %s)%s", stall, src, exact ? "tag" : "-1", k, pos[src], nexp[src], src,
+             exited[src] ? "has exited" : "still runs", note);
+        finish();
+    }
+    wd_arm(stall);
+    int rc = pvm_precv(tids[src], exact ? TAG_DATA + k : -1, got, shape_count(m),
+                       pvm_type(m->type), &rtid, &rtag, &rlen);
+    wd_disarm();
+    if (rc < 0) {
+        fail("pvm_precv from w%d: %d", src, rc);
+        finish();
+    }
+    if (rtid != tids[src])
+        fail("pvm_precv(w%d) returned source t%x, not t%x", src, rtid, tids[src]);
+    if (!in_order(src, rtag - TAG_DATA))
+        finish();   /* the data is another message's: nothing more to check */
+    if (!length_ok(rlen, m->size))
+        fail("from w%d: pvm_precv says message #%d is %d bytes, sent %u", src, k, rlen, m->size);
+    shape_fill(s.seed, src, k, m, want);
+    as_precv_sees(m, want);
+    char what[96];
+    static const char *const hn[] = { "send", "psend", "mcast" }, *const tn[] = { "byte", "int",
+        "double" };
+    snprintf(what, sizeof what, "from w%d: message #%d (%s enc %d %s) by pvm_precv", src, k,
+             hn[m->how], m->enc, tn[m->type]);
+    check_data(what, got, want, m->size);
+    free(got);
+    free(want);
+    progress(src);
+    maybe_quit();
+}
+
+/* Poll until a message or `wait` s: pvm_nrecv(tid, tag), or with probe
+ * set pvm_probe(-1, tag) and then pvm_recv of what it saw (which must be
+ * the same message). */
+static int poll_recv(int tid, int tag, int probe, double wait)
+{
+    double end = now_s() + wait;
+    int b;
+    while (!(b = probe ? pvm_probe(-1, tag) : pvm_nrecv(tid, tag)) && now_s() < end)
+        usleep(1000);
+    if (b > 0 && probe) {
+        int bytes, ptag, ptid;
+        pvm_bufinfo(b, &bytes, &ptag, &ptid);
+        int b2 = pvm_recv(ptid, ptag);
+        if (b2 != b)
+            fail("pvm_probe(-1, %d) saw buffer %d (t%x tag %d), pvm_recv(t%x, %d) took %d",
+                 tag, b, ptid, ptag, ptid, ptag, b2);
+        b = b2;
+    }
+    return b;
+}
+
+/* Receive one message while waiting for src, by the shape's receive mode
+ * for src's next message, waiting at most `wait` s (pvm_precv: until it
+ * comes, bounded by the watchdog). */
+static void recv_from(int src, double wait)
+{
+    int mode = shape_recv_mode(&s, me, src, pos[src]);
+    if (mode == R_ANY) {
+        recv_one(wait);
+        return;
+    }
+    /* the pvmd's exit notices: a selective receive does not see them */
+    while (pvm_nrecv(-1, TAG_EXIT) > 0)
+        on_exit_notice();
+    int k = exp_idx[src][pos[src]], tid = tids[src], b;
+    /* a sender that may go away may never send it: not a blocking
+     * pvm_precv then, but its tag with a timeout */
+    if (mode == R_PRECV && !shape_gone(&s, src)) {
+        recv_precv(src, k, s.t[me].exact);
+        return;
+    }
+    struct timeval tv = { (long)wait, (long)((wait - (long)wait) * 1e6) };
+    switch (mode) {
+    case R_SRC: b = pvm_trecv(tid, -1, &tv); break;
+    case R_EXACT: case R_PRECV: b = pvm_trecv(tid, TAG_DATA + k, &tv); break;
+    case R_NRECV: b = poll_recv(tid, -1, 0, wait); break;
+    default: b = poll_recv(-1, -1, 1, wait); break;
+    }
+    if (b < 0) {
+        fail("receiving from w%d (mode %d): %d", src, mode, b);
+        finish();
+    }
+    if (b > 0)
+        dispatch(b);
+}
+
 /* Until `cnt` messages came from src, or src went away by design. */
 static void wait_for(int src, int cnt)
 {
@@ -205,7 +421,9 @@ static void wait_for(int src, int cnt)
                  src, pos[src], cnt, src, exited[src] ? "has exited" : "still runs", note);
             finish();
         }
-        recv_one(exited[src] ? 0.05 : 0.5);
+        /* a selective receive does not wake for the pvmd's exit notice:
+         * short slices while src may go away */
+        recv_from(src, exited[src] || shape_gone(&s, src) ? 0.05 : 0.5);
     }
 }
 
@@ -214,8 +432,6 @@ static void drain(void)
     while (recv_one(0))
         ;
 }
-
-static int pvm_type(int type) { return type == T_BYTE ? PVM_BYTE : type == T_INT ? PVM_INT : PVM_DOUBLE; }
 
 static void send_msg(int k)
 {
@@ -255,6 +471,211 @@ static void send_msg(int k)
         nsent++;
     if (s.t[me].ending == E_KILL && nsent == s.t[me].kill_after)
         raise(SIGKILL);
+}
+
+/* The collective phase (shape.h struct t_collph).  Every array is known
+ * from the seed, so each member computes what it must get with plain
+ * loops.  Its messages have tags of their own (TAG_COLL), and every one
+ * sent to a member is taken inside its phase, before its script's
+ * any-tag receives; the others' data messages queue up meanwhile and the
+ * group calls' receives must skip them. */
+static char group[64];
+static const char *volatile coll_step = "";
+static volatile int coll_round = -1;
+
+static void coll_fill(int r, int who, int type, void *buf, int n)
+{
+    for (int k = 0; k < n; k++) {
+        int v = shape_coll_value(s.seed, r, who, k);
+        if (type == T_INT)
+            ((int *)buf)[k] = v;
+        else
+            ((double *)buf)[k] = v;
+    }
+}
+
+static void coll_check(const char *what, int r, const void *got, const void *want, size_t n)
+{
+    char w[96];
+    snprintf(w, sizeof w, "collective round %d: %s", r, what);
+    check_data(w, got, want, (uint32_t)n);
+}
+
+static int coll_bcast(int r, int inst)
+{
+    const struct t_round *rd = &s.coll.r[r];
+    struct t_msg m = { 0, (uint32_t)rd->count, H_SEND, rd->enc, rd->type };
+    size_t sz = m.size ? m.size : 1;
+    char *buf = malloc(sz), *want = malloc(sz);
+    int rc = 0, n = shape_count(&m), tag = TAG_COLL + r;
+    if (!buf || !want) {
+        fail("out of memory");
+        finish();
+    }
+    shape_fill(s.seed, TW_MAX + r, 0, &m, want);
+    if (inst == rd->root) {
+        pvm_initsend(m.enc);
+        rc = m.type == T_BYTE ? pvm_pkbyte(want, n, 1)
+           : m.type == T_INT ? pvm_pkint((int *)want, n, 1) : pvm_pkdouble((double *)want, n, 1);
+        if (rc >= 0)
+            rc = pvm_bcast(group, tag);
+        memset(want, 0xa5, sz);   /* as send_msg: ours again once it returned */
+        goto out;
+    }
+    int rt = pvm_gettid(group, rd->root);
+    if (rt < 0) {
+        rc = rt;
+        goto out;
+    }
+    memset(buf, 0x5a, sz);
+    int mode = shape_recv_mode(&s, me, TW_MAX, r), bytes = -1, b;
+    if (mode == R_PRECV) {
+        int rtid = -1, rtag = -1;
+        rc = pvm_precv(rt, tag, buf, n, pvm_type(m.type), &rtid, &rtag, &bytes);
+        if (rc >= 0 && (rtid != rt || rtag != tag))
+            fail("collective round %d: pvm_precv(t%x, %d) returned t%x tag %d", r, rt, tag, rtid, rtag);
+        as_precv_sees(&m, want);
+    } else {
+        b = mode == R_ANY ? pvm_recv(-1, tag)
+          : mode == R_NRECV ? poll_recv(rt, tag, 0, 2 * stall)
+          : mode == R_PROBE ? poll_recv(-1, tag, 1, 2 * stall) : pvm_recv(rt, tag);
+        if (b <= 0) {
+            rc = b ? b : PvmNoData;
+            goto out;
+        }
+        int t2, tid2;
+        pvm_bufinfo(b, &bytes, &t2, &tid2);
+        if (tid2 != rt)
+            fail("collective round %d: pvm_bcast message from t%x, root is t%x", r, tid2, rt);
+        rc = unpack(&m, buf);
+    }
+    if (rc >= 0) {
+        if (!length_ok(bytes, m.size))
+            fail("collective round %d: pvm_bcast message is %d bytes, sent %u", r, bytes, m.size);
+        coll_check("pvm_bcast's data", r, buf, want, m.size);
+    }
+out:
+    free(buf);
+    free(want);
+    return rc;
+}
+
+/* pvm_reduce, pvm_gather or pvm_scatter of round r, and its check. */
+static int coll_data(int r, int inst, int nm)
+{
+    const struct t_round *rd = &s.coll.r[r];
+    int n = rd->count, type = rd->type, pt = type == T_INT ? PVM_INT : PVM_DOUBLE, rc = 0;
+    size_t el = (size_t)shape_elsize(type), one = el * (size_t)n, all = one * (size_t)nm;
+    char *mine = malloc(all), *got = malloc(all), *want = malloc(all);
+    if (!mine || !got || !want) {
+        fail("out of memory");
+        finish();
+    }
+    memset(got, 0x5a, all);
+    if (rd->kind == CO_REDUCE) {
+        void (*fn)(int *, void *, void *, int *, int *) =
+            rd->func == F_SUM ? PvmSum : rd->func == F_MAX ? PvmMax : PvmMin;
+        coll_fill(r, me, type, mine, n);
+        rc = pvm_reduce(fn, mine, n, pt, TAG_COLL + r, group, rd->root);
+        if (rc >= 0 && inst == rd->root) {
+            for (int k = 0; k < n; k++) {
+                long v = 0;
+                int first = 1;
+                for (int j = 0; j < s.n; j++) {
+                    if (!(s.coll.members & (1u << j)))
+                        continue;
+                    long x = shape_coll_value(s.seed, r, j, k);
+                    v = first ? x : rd->func == F_SUM ? v + x : rd->func == F_MAX ? (x > v ? x : v)
+                      : (x < v ? x : v);
+                    first = 0;
+                }
+                if (type == T_INT)
+                    ((int *)want)[k] = (int)v;
+                else
+                    ((double *)want)[k] = (double)v;
+            }
+            coll_check("pvm_reduce's result", r, mine, want, one);
+        }
+    } else if (rd->kind == CO_GATHER) {
+        coll_fill(r, me, type, mine, n);
+        rc = pvm_gather(got, mine, n, pt, TAG_COLL + r, group, rd->root);
+        if (rc >= 0 && inst == rd->root) {
+            for (int i = 0; i < nm; i++) {
+                int j = index_of(pvm_gettid(group, i));
+                if (j < 0) {
+                    fail("collective round %d: instance %d is t%x, not a member", r, i,
+                         pvm_gettid(group, i));
+                    continue;
+                }
+                coll_fill(r, j, type, want + (size_t)i * one, n);
+            }
+            coll_check("pvm_gather's result", r, got, want, all);
+        }
+    } else {   /* CO_SCATTER: slice i for instance i */
+        if (inst == rd->root)
+            for (int i = 0; i < nm; i++)
+                coll_fill(r, TW_MAX + i, type, mine + (size_t)i * one, n);
+        rc = pvm_scatter(got, mine, n, pt, TAG_COLL + r, group, rd->root);
+        if (rc >= 0) {
+            coll_fill(r, TW_MAX + inst, type, want, n);
+            coll_check("pvm_scatter's slice", r, got, want, one);
+        }
+    }
+    free(mine);
+    free(got);
+    free(want);
+    return rc;
+}
+
+/* No cycle of waits: a member waits here only for other members, which
+ * all start their phase right after the table, before any wait of their
+ * scripts; whatever the others send meanwhile is queued by the library
+ * while it waits (as for an all-sends-first script), so no sender waits
+ * on a member's phase. */
+static void coll_phase(void)
+{
+    const struct t_collph *c = &s.coll;
+    if (!(c->members & (1u << me)))
+        return;
+    snprintf(group, sizeof group, "torture.%llu.%x", (unsigned long long)s.seed, tids[0]);
+    int nm = shape_members(&s), rc, inst;
+    if (sigsetjmp(wd_jmp, 1)) {
+        fail("stalled %.0f s in the collective phase: %s, round %d", stall, coll_step, coll_round);
+        finish();
+    }
+    coll_step = "pvm_joingroup";
+    wd_arm(stall);
+    if ((inst = rc = pvm_joingroup(group)) < 0)
+        goto bad;
+    coll_step = "pvm_barrier";
+    if ((rc = pvm_barrier(group, nm)) < 0)
+        goto bad;
+    for (int r = 0; r < c->nround; r++) {
+        static const char *const names[] = { "pvm_bcast", "pvm_reduce", "pvm_gather",
+                                             "pvm_scatter", "pvm_barrier" };
+        coll_round = r;
+        coll_step = names[c->r[r].kind];
+        wd_arm(stall);
+        rc = c->r[r].kind == CO_BARRIER ? pvm_barrier(group, nm)
+           : c->r[r].kind == CO_BCAST ? coll_bcast(r, inst) : coll_data(r, inst, nm);
+        if (rc < 0)
+            goto bad;
+    }
+    coll_round = -1;
+    coll_step = "the last pvm_barrier";
+    wd_arm(stall);
+    if ((rc = pvm_barrier(group, nm)) < 0)
+        goto bad;
+    coll_step = "pvm_lvgroup";
+    if (c->leave && (rc = pvm_lvgroup(group)) < 0)
+        goto bad;
+    wd_disarm();
+    last_progress = now_s();
+    return;
+bad:
+    wd_disarm();
+    fail("collective phase: %s, round %d: %d", coll_step, coll_round, rc);
+    finish();
 }
 
 static void print_some(int bytes)
@@ -403,6 +824,8 @@ int torture_worker(int argc, char **argv)
         exp_idx[i] = calloc((size_t)nexp[i] + 1, sizeof(int));
         shape_expected(&s, i, me, exp_idx[i]);
         if (i != me)
+            shape_recv_order(&s, me, i, exp_idx[i], nexp[i]);
+        if (i != me)
             pvm_notify(PvmTaskExit, TAG_EXIT, 1, &tids[i]);
     }
     const struct t_task *t = &s.t[me];
@@ -412,6 +835,7 @@ int torture_worker(int argc, char **argv)
         setitimer(ITIMER_REAL, &it, NULL);
     }
     last_progress = now_s();
+    coll_phase();
     if (s.catchout && me > 0)
         print_some(s.print_bytes / 2);
     maybe_quit();
