@@ -18,6 +18,8 @@ run() {
 }
 # every Check test in the process valgrind watches
 CK_FORK=no; export CK_FORK
+# tests/libam/placement.c leaves out its read count, which valgrind upsets
+AM_TEST_VALGRIND=1; export AM_TEST_VALGRIND
 for t in tcp udp; do
     run $LT $VG "$top_builddir/tests/libam/test_am" $t
 done

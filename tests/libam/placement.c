@@ -2,6 +2,7 @@
  * placement.c - libam tests: receive placement, am_set_placer (fixture.h).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "fixture.h"
 
@@ -90,7 +91,11 @@ END_TEST
 void placement_tests(TCase *tc)
 {
     tcase_add_test(tc, placement_delivers_everything);
-    if (!strcmp(transport, "tcp"))
+    /* Not under valgrind (tests/valgrind.sh sets AM_TEST_VALGRIND): there
+     * the peer's reads come back small whatever its delay (3,112 reads
+     * for 64 AMs with 300 ms, more with 3 s), so the count says nothing
+     * of the transport; the plain and sanitizer passes run it. */
+    if (!strcmp(transport, "tcp") && !getenv("AM_TEST_VALGRIND"))
         tcase_add_test(tc, placement_one_read_per_am);
     if (!reliable)
         tcase_add_test(tc, placement_with_loss_knob);
