@@ -93,7 +93,7 @@ void placement_tests(TCase *tc)
     tcase_add_test(tc, placement_delivers_everything);
     /* Not under valgrind (tests/valgrind.sh sets AM_TEST_VALGRIND): there
      * the peer's reads come back small whatever its delay (3,112 reads
-     * for 64 AMs with 300 ms, more with 3 s), so the count says nothing
+     * for 64 AMs with 300 ms; a 3 s delay failed too), so the count says nothing
      * of the transport; the plain and sanitizer passes run it. */
     if (!strcmp(transport, "tcp") && !getenv("AM_TEST_VALGRIND"))
         tcase_add_test(tc, placement_one_read_per_am);
