@@ -23,7 +23,7 @@ libam_la_SOURCES = libam/am.h libam/am_int.h libam/am_base.c libam/am_handlers.c
 # parking of incoming connections that tcp and shm share
 libam_la_SOURCES += libam/conn_park.h libam/conn_park.c libam/shm/shm.h libam/shm/ring.h \
 	libam/shm/short.h \
-	libam/shm/ring.c libam/shm/segment.c libam/shm/copy.c libam/shm/barrier.c
+	libam/shm/ring.c libam/shm/segment.c libam/shm/copy.c
 # the ucx transport's other files (libam/ucx/ucx.h lists them), with it
 LIBAM_UCX_FILES = libam/ucx/ucx.h libam/ucx/worker.c libam/ucx/endpoint.c libam/ucx/recv.c \
 	libam/ucx/addr.c libam/ucx/dl.h libam/ucx/dl.c

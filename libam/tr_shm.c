@@ -31,9 +31,7 @@
  * its peer dead.
  *
  * Sleeping: am_event_fd() marks every inbound ring "consumer sleeping" and
- * looks at the rings again (after a membarrier where the kernel has it,
- * so that a sender needs no fence of its own after a small record,
- * libam/shm/barrier.c); a sender that publishes into a marked ring
+ * looks at the rings again; a sender that publishes into a marked ring
  * clears the mark and writes the receiver's eventfd.  The event fd is an
  * epoll set of that eventfd, the listener, and each peer's socket and
  * pidfd, so a blocked task also wakes when a peer dies.  am_poll clears
@@ -158,12 +156,8 @@ static inline void rx_end(am_interface_t *ifc, am_endpoint_t *ep)
         STORE_REL(&rx->q->tail, rx->pos);
         /* A producer waits for room only with more than R/8 of the ring
          * in use (a record and its pad take at most 7R/8), so looking for
-         * it once per R/8 consumed finds it, and saves the fence per poll.
-         * The first read also tells the producer that we sleep only after
-         * membarrier, if we do (CONS_BARRIER, libam/shm/barrier.c). */
-        if (!ep->dead && (rx->pos - e->rlooked >= rx->R / 8 || !e->rlooked)) {
-            if (!e->rlooked && amx_shm_membarrier)
-                __atomic_fetch_or(&rx->q->cons_sleeping, CONS_BARRIER, __ATOMIC_RELAXED);
+         * it once per R/8 consumed finds it, and saves the fence per poll */
+        if (!ep->dead && rx->pos - e->rlooked >= rx->R / 8) {
             e->rlooked = rx->pos;
             amx_shm_consumed(ifc, ep);
         }
@@ -303,8 +297,6 @@ static int run_events(am_interface_t *ifc)
 
 static void mark_sleeping(am_interface_t *ifc, uint32_t v)
 {
-    if (amx_shm_membarrier)   /* kept: barrier.c */
-        v |= CONS_BARRIER;
     for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next) {
         struct shm_ep *e = ep->tp;
         if (e->base && !ep->dead)
@@ -440,14 +432,11 @@ static int shm_event_fd(const am_interface_t *cifc)
     am_interface_t *ifc = (am_interface_t *)cifc;
     struct shm *s = ifc->trd;
     s->armed = 1;
-    mark_sleeping(ifc, CONS_ASLEEP);
+    mark_sleeping(ifc, 1);
     FENCE();
-    /* our producers may have skipped their fence (barrier.c): theirs now;
-     * if that fails, the eventfd is made readable, so we do not sleep */
-    int stay = amx_shm_membarrier && amx_shm_barrier_all() < 0;
     for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next) {
         struct shm_ep *e = ep->tp;
-        if (stay || (e->base && !ep->dead && ring_pending(&e->rx))) {
+        if (e->base && !ep->dead && ring_pending(&e->rx)) {
             uint64_t one = 1;
             if (write(s->efd, &one, sizeof one) < 0) {
                 /* the counter is full: it is readable anyway */
@@ -461,23 +450,16 @@ static int shm_event_fd(const am_interface_t *cifc)
 /* ---- sending -------------------------------------------------------------- */
 
 /* Publish the record reserved at at; wake the peer if it sleeps.  Inline:
- * on every small AM (shm_put_small).  The fence between the record and
- * the look at the mark is the consumer's for a small record when it said
- * it takes it (CONS_BARRIER, libam/shm/barrier.c); the mark's line is
- * one the consumer writes only when it sleeps, so the look costs a hit. */
+ * on every small AM (shm_put_small). */
 static inline void commit(am_interface_t *ifc, am_endpoint_t *ep, char *at, uint32_t kind,
                           uint64_t size)
 {
     struct shm_ep *e = ep->tp;
-    uint32_t *mark = &e->tx.q->cons_sleeping, c;
     ring_publish(&e->tx, at, kind, size, e->rx.released);
     WARM_CHECK(ifc, ep, e, e->tx.head);
-    if (size > LAZY_MAX || !amx_shm_membarrier || !((c = LOAD_ACQ(mark)) & CONS_BARRIER)) {
-        FENCE();
-        c = LOAD_ACQ(mark);
-    }
-    if ((c & CONS_ASLEEP) && (__atomic_fetch_and(mark, ~CONS_ASLEEP, __ATOMIC_ACQ_REL) &
-                              CONS_ASLEEP))
+    FENCE();
+    if (LOAD_ACQ(&e->tx.q->cons_sleeping) &&
+        __atomic_exchange_n(&e->tx.q->cons_sleeping, 0, __ATOMIC_ACQ_REL))
         amx_shm_wake(ifc, ep);
 }
 
@@ -837,21 +819,13 @@ static int shm_put_small(am_interface_t *ifc, am_endpoint_t *ep, const struct am
     return ep->dead ? AM_ERR_DEAD : AM_OK;
 }
 
-/* The interface (segment.c), with this process registered for the
- * consumers' barrier first (barrier.c). */
-static int shm_init(am_interface_t *ifc)
-{
-    amx_shm_barrier_init();
-    return amx_shm_init(ifc);
-}
-
 const struct am_transport_ops amx_tr_shm = {
     .name = "shm",
     .reliable = 1,
     .host_order = 1,
     .default_payload = 1u << 20,
     .max_payload = 64u << 20,
-    .init = shm_init,
+    .init = amx_shm_init,
     .shutdown = amx_shm_shutdown,
     .ep_new = amx_shm_ep_new,
     .ep_free = shm_ep_free,

@@ -47,7 +47,7 @@ struct ring {
     _Alignas(LINE) uint64_t tail;        /* consumer: bytes it is done with */
     uint64_t done;                       /* consumer: last BIG_CMA seq copied */
     uint64_t copying;                    /* consumer: the BIG_CMA seq it copies now */
-    _Alignas(LINE) uint32_t cons_sleeping;   /* CONS_*: consumer may block: wake it */
+    _Alignas(LINE) uint32_t cons_sleeping;   /* consumer may block: wake it */
     uint32_t cma_ok;                     /* consumer can read the producer's memory */
     /* The consumer of BIG_CMA help_seq asks its producer, who waits for
      * `done` meanwhile, to write help_len bytes of it, from payload byte
@@ -59,12 +59,6 @@ struct ring {
     uint32_t help_state;
 };
 enum { HELP_ASKED = 1, HELP_WRITING, HELP_WRITTEN, HELP_FAILED, HELP_TAKEN };
-/* ring.cons_sleeping: CONS_ASLEEP, the consumer may block (the producer
- * clears it and wakes it); CONS_BARRIER, set once and kept, the consumer
- * runs membarrier before it blocks, so a small record needs no fence
- * before the producer looks at CONS_ASLEEP (libam/shm/barrier.c). */
-#define CONS_ASLEEP 1u
-#define CONS_BARRIER 2u
 
 struct seg {
     uint32_t magic, version;

@@ -8,7 +8,6 @@
  *   libam/shm/short.h     REC_SHORT: a small AM in one line, written and read
  *   libam/shm/copy.c      big payloads: by descriptor (CMA, help writes)
  *                         and streamed in CHUNK records
- *   libam/shm/barrier.c   waking without a fence per record (membarrier)
  *   libam/conn_park.c     incoming connections until am_accept claims them
  * Calls go from tr_shm.c down to the others and from copy.c to
  * segment.c, never back up: no circle of files.
@@ -123,16 +122,6 @@ void amx_shm_warm(am_interface_t *ifc, am_endpoint_t *ep);
 #define WARM_AT 4096u
 #define WARM_CHECK(ifc, ep, e, pos) \
     do { if (__builtin_expect(!(e)->warm && (pos) >= WARM_AT, 0)) amx_shm_warm(ifc, ep); } while (0)
-
-/* barrier.c: the consumer's barrier before it sleeps, so that producers
- * may skip theirs (amx_shm_membarrier: this process may) */
-extern int amx_shm_membarrier __attribute__((visibility("hidden")));
-void amx_shm_barrier_init(void);
-int amx_shm_barrier_all(void);
-/* Records up to this size skip the fence toward a consumer with
- * CONS_BARRIER; bigger ones keep it (measured: mpbench's 2 KiB
- * pvm_psend stream was a quarter slower without it) */
-#define LAZY_MAX (AMX_HDR + AMX_PACK_MAX)
 
 /* copy.c: big payloads */
 void amx_shm_gather(char *dst, const struct iovec *iov, int n, size_t from, size_t len);
