@@ -150,13 +150,13 @@ START_TEST(shm_hold_big_leaves_others_big_ams)
 END_TEST
 
 /* Small requests to a receiver that sleeps between them: each must wake
- * it.  A small record is published without a fence when its receiver
- * runs membarrier before it sleeps (libam/shm/barrier.c), and the sender
- * must still see the receiver's "asleep" bit beside the CONS_BARRIER bit
- * that stays set in the same word.  The child serves with am_wait(ifc,
- * 20) and the parent waits with am_wait(ifc, 10) (WAIT_WHILE): a missed
- * wake costs a round 10 or 20 ms, so rounds that long are counted; a
- * loaded machine's scheduler makes a few. */
+ * it (the producer's fence and look at the "sleeping" mark after each
+ * record, libam/tr_shm.c commit; a fence left out there, or moved to the
+ * sleeper as tried on 2026-11-28, docs/performance.md, is what this
+ * guards).  The child serves with am_wait(ifc, 20) and the parent waits
+ * with am_wait(ifc, 10) (WAIT_WHILE): a missed wake costs a round 10 or
+ * 20 ms, so rounds that long are counted; a loaded machine's scheduler
+ * makes a few. */
 START_TEST(shm_small_requests_wake_a_sleeping_receiver)
 {
     struct peer p;
