@@ -99,11 +99,7 @@ START_TEST(shm_hold_big_leaves_others_big_ams)
     am_interface_t *ifc = start_pair(&p, small_cfg());
     size_t len = (size_t)512 << 10;
     ck_assert_uint_ge(am_max_payload(ifc), len);
-    unsigned char *buf = malloc(len);
-    ck_assert_ptr_nonnull(buf);
-    for (size_t j = 0; j < len; j++)
-        buf[j] = (unsigned char)(j * 5 + 3);
-    echoed = echo_errors = 0;
+    unsigned char *buf = echo_start(len, 31);   /* fixture.c: counters reset */
     echo_send(ifc, buf, 0, 64);   /* the link is up */
     echo_drain(ifc, 1);
     am_endpoint_t *peer = am_find_task(ifc, 2), *other;
