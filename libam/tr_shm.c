@@ -22,7 +22,8 @@
  * AMX_PACK_MAX) is copied out before its handler runs, so its room goes
  * back at once; one up to INLINE_MAX is copied in and handled in place,
  * and so is a medium one (up to half of the ring) when the ring has room
- * for it now.  A bigger one goes by descriptor or in chunks (copy.c).
+ * for it now.  A bigger one streams through in chunks or, from CMA_FROM,
+ * goes by descriptor (copy.c).
  * One up to AMX_PUT_MAX is written in one call (shm_put_small), and a
  * waiting receiver may take the next REC_SHORT or REC_AM request straight
  * from the ring before any handler (shm_take_ep).
@@ -571,9 +572,19 @@ static int shm_reclaim(am_interface_t *ifc, am_endpoint_t *ep)
     return rc;
 }
 
-/* A payload too big for a record (copy.c): a BIG record, then the wait
- * for the peer's copy (BIG_CMA), or the payload in CHUNK records through
- * the ring, each waiting for room (BIG_STREAM).  A lent one (lent: the
+/* Does a big AM of total bytes (header included) go by descriptor
+ * (BIG_CMA, copy.c) rather than streamed through the ring?  Only where the
+ * peer may read our memory, and only from s->cma_from (CMA_FROM, shm.h). */
+static int by_cma(am_interface_t *ifc, struct shm_ep *e, size_t total)
+{
+    const struct shm *s = ifc->trd;
+    return LOAD_ACQ(&e->tx.q->cma_ok) && total - AMX_HDR >= s->cma_from;
+}
+
+/* A payload too big for a record (copy.c): a BIG record, then the
+ * payload in CHUNK records through the ring, each waiting for room
+ * (BIG_STREAM), or, from CMA_FROM (by_cma), the wait for the peer's copy
+ * (BIG_CMA).  A lent one (lent: the
  * pieces stay the caller's until am_reclaim) by descriptor does not wait
  * for the copy: the caller sends on, to this peer or others (pvm_mcast:
  * every peer copies at once instead of one after the other), and
@@ -591,7 +602,7 @@ static int send_big(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
         return AM_ERR_DEAD;
     /* no memory for the list: wait for the copy as if not lent */
     struct iovec *keep = lent ? malloc(sizeof *keep * (size_t)n) : NULL;
-    int size = amx_shm_big_describe(e, iov, n, total, hdr, &b, sp, &from);
+    int size = amx_shm_big_describe(e, iov, n, total, by_cma(ifc, e, total), hdr, &b, sp, &from);
     if (size < 0) {
         free(keep);
         return size;
@@ -666,13 +677,13 @@ static int send_one(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
 /* Could the first record of this AM go into the ring now, without
  * waiting for room?  (A big one by descriptor waits afterwards only for
  * the peer's copy; one streamed in CHUNKs waits for room again.) */
-static int starts_now(struct shm_ep *e, const struct iovec *iov, int n)
+static int starts_now(am_interface_t *ifc, struct shm_ep *e, const struct iovec *iov, int n)
 {
     size_t total = 0;
     for (int i = 0; i < n; i++)
         total += iov[i].iov_len;
     if (total > AMX_HDR + INLINE_MAX && !fits_now(e, total)) {
-        if (!LOAD_ACQ(&e->tx.q->cma_ok))
+        if (!by_cma(ifc, e, total))
             return 0;
         total = AMX_HDR + sizeof(struct big) + (size_t)n * sizeof(struct span);
     }
@@ -751,7 +762,7 @@ static int shm_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
         amx_declare_dead(ifc, ep);
         return AM_ERR_DEAD;
     }
-    if (e->sending || (e->rx_depth && (e->outq || !starts_now(e, iov, n))))
+    if (e->sending || (e->rx_depth && (e->outq || !starts_now(ifc, e, iov, n))))
         return queue_out(e, iov, n);
     e->sending = 1;
     int rc = AM_OK;

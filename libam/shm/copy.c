@@ -1,14 +1,18 @@
 /*
  * copy.c - big payloads over shm (libam/shm/shm.h lists the transport's
- * files).  A payload bigger than a record (INLINE_MAX) goes as a BIG
- * record that describes the sender's memory; the receiver copies it with
- * process_vm_readv straight to where it goes (a placer's buffer), once,
- * while the sender waits for the ring's `done` count.  From HELP_MIN the
- * waiting sender is asked to write the second half meanwhile
- * (process_vm_writev): two cores copy.  Where the kernel refuses to let
- * the receiver read (ptrace rules, probed when the link opens; or
- * LIBAM_SHM_NO_CMA set in the receiver's environment, a test knob), the
- * payload follows the BIG record in CHUNK records through the ring.
+ * files).  A payload bigger than a record (INLINE_MAX) that does not fit
+ * in the ring now goes as a BIG record, then streamed: the payload
+ * follows in CHUNK records through the ring, each copied in by the
+ * sender and out by the receiver (straight to a placer's buffer), both
+ * at once, and the sender goes on once the last one is in the ring.
+ * From CMA_FROM (libam/shm/shm.h; LIBAM_SHM_CMA_FROM overrides it) the
+ * BIG record describes the sender's memory instead: the receiver copies
+ * it with process_vm_readv, once, while the sender waits for the ring's
+ * `done` count; from HELP_MIN the waiting sender is asked to write the
+ * second half meanwhile (process_vm_writev): two cores copy.  Where the
+ * kernel refuses to let the receiver read (ptrace rules, probed when the
+ * link opens; or LIBAM_SHM_NO_CMA set in the receiver's environment, a
+ * test knob), it streams whatever the size.
  *
  * The sender's side here only describes and helps: its waits (for room,
  * for done) are all in the send path (libam/tr_shm.c, wait_out).  The
@@ -349,13 +353,14 @@ static unsigned spans_from(struct span *sp, const struct iovec *iov, int n, size
     return k;
 }
 
-/* The BIG record for the AM in iov (total bytes, header included): its
- * header to hdr, the record's own part to *b, the spans of the sender's
- * memory the receiver copies (BIG_CMA) to sp; *from: the first payload
+/* The BIG record for the AM in iov (total bytes, header included), by
+ * descriptor (cma: BIG_CMA) or streamed (BIG_STREAM): its header to hdr,
+ * the record's own part to *b, the spans of the sender's memory the
+ * receiver copies (BIG_CMA) to sp; *from: the first payload
  * byte the record itself does not carry.  Returns the record's size, or
  * AM_ERR_INVAL for an iovec the record cannot describe. */
 int amx_shm_big_describe(struct shm_ep *e, const struct iovec *iov, int n, size_t total,
-                         char *hdr, struct big *b, struct span *sp, size_t *from)
+                         int cma, char *hdr, struct big *b, struct span *sp, size_t *from)
 {
     size_t len = total - AMX_HDR;
     memset(b, 0, sizeof *b);
@@ -363,7 +368,6 @@ int amx_shm_big_describe(struct shm_ep *e, const struct iovec *iov, int n, size_
     b->head_len = len < HEAD_INL ? (uint32_t)len : HEAD_INL;
     amx_shm_gather((char *)b->head, iov, n, AMX_HDR, b->head_len);
     *from = AMX_HDR + b->head_len;
-    int cma = LOAD_ACQ(&e->tx.q->cma_ok) != 0;
     b->mode = cma ? BIG_CMA : BIG_STREAM;
     b->niov = cma ? spans_from(sp, iov, n, *from) : 0;
     if (b->niov > 65)

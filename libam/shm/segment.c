@@ -277,6 +277,8 @@ int amx_shm_init(am_interface_t *ifc)
     int rc = AM_ERR_SYS;
     s->lfd = s->epfd = s->efd = -1;
     s->no_cma = getenv("LIBAM_SHM_NO_CMA") != NULL;
+    const char *cf = getenv("LIBAM_SHM_CMA_FROM");
+    s->cma_from = cf ? (size_t)strtoull(cf, NULL, 10) : CMA_FROM;
     s->help_knob = getenv("LIBAM_SHM_NO_HELP") ? 1 : getenv("LIBAM_SHM_HELP_FAILS") ? 2 : 0;
     if (host_id(s->host, sizeof s->host) < 0)
         goto fail;

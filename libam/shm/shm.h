@@ -26,6 +26,10 @@
 #define EV_LISTEN 1u
 #define EV_WAKE 2u
 
+/* Big payloads from this size go by descriptor, copied once by the
+ * receiver (copy.c, BIG_CMA); smaller ones stream through the ring. */
+#define CMA_FROM SIZE_MAX
+
 struct shm {
     int lfd, epfd, efd;
     struct amx_park pk;          /* connections before their endpoint (conn_park.c) */
@@ -33,6 +37,8 @@ struct shm {
     unsigned polls;
     int armed;                   /* am_event_fd marked the rings: am_poll unmarks */
     int no_cma;                  /* LIBAM_SHM_NO_CMA: never read peers' memory */
+    size_t cma_from;             /* payloads from this size go by descriptor (copy.c,
+                                    CMA_FROM; LIBAM_SHM_CMA_FROM overrides it) */
     int help_knob;               /* test knobs: LIBAM_SHM_NO_HELP (1): never write a
                                     consumer's part; LIBAM_SHM_HELP_FAILS (2): claim it
                                     and say the write failed (copy.c, help_write) */
@@ -126,7 +132,7 @@ void amx_shm_warm(am_interface_t *ifc, am_endpoint_t *ep);
 /* copy.c: big payloads */
 void amx_shm_gather(char *dst, const struct iovec *iov, int n, size_t from, size_t len);
 int amx_shm_big_describe(struct shm_ep *e, const struct iovec *iov, int n, size_t total,
-                         char *hdr, struct big *b, struct span *sp, size_t *from);
+                         int cma, char *hdr, struct big *b, struct span *sp, size_t *from);
 void amx_shm_help_write(am_interface_t *ifc, am_endpoint_t *ep, uint64_t seq);
 int amx_shm_on_big(am_interface_t *ifc, am_endpoint_t *ep, const char *body, uint32_t size);
 int amx_shm_on_chunk(am_interface_t *ifc, am_endpoint_t *ep, const char *body, uint32_t size);
