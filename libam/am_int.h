@@ -229,12 +229,13 @@ struct am_transport_ops {
     void (*close_ep)(am_interface_t *ifc, am_endpoint_t *ep);
     /* Optional, for transports that call placers: am_placement_discard. */
     void (*placement_discard)(am_endpoint_t *ep);
-    /* Optional, host_order transports only: one whole small AM (header h,
+    /* Optional, reliable transports only: one whole small AM (header h,
      * with the key set, and payload pieces of h->len <= AMX_PUT_MAX bytes
-     * in all) written straight into the transport's own memory, in one
-     * call: saves staging it and the generic send.  Returns AM_OK, an
-     * error, or AMX_PUT_LATER: not now (no room without waiting, a send
-     * under way, or dead): use send instead, which queues or reports. */
+     * in all) written straight into the transport's own memory (shm) or
+     * packed once for its cheapest send (ucx), in one call: saves staging
+     * it and the generic send.  Returns AM_OK, an error, or AMX_PUT_LATER:
+     * not now (no room without waiting, a send under way, or dead): use
+     * send instead, which queues or reports. */
     int (*put_small)(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h,
                      const struct iovec *iov, int n);
     /* Optional: a transport whose send of a lent AM (ifc->tx_lent set

@@ -15,7 +15,9 @@
  * from: UCX does not say) and the first payload bytes (all of a small AM,
  * AM_PLACE_HEAD_MAX bytes of a big one, so the receiver can ask a placer
  * before the body is fetched); the rest is UCX's data, sent from the
- * caller's memory (zero-copy where UCX does it).  A send waits, progressing
+ * caller's memory (zero-copy where UCX does it).  A small AM that UCX's
+ * short path takes at once goes as UCX's data alone, without a UCX header
+ * (ucx_put_small: UCX copies one piece less).  A send waits, progressing
  * the worker, until UCX is done with the caller's memory: libam's sends
  * return with the data reusable (am.h), and reliable transports keep no
  * lent pieces (am_request_lend_ep).
@@ -115,6 +117,37 @@ static int send_small(struct ucx *u, struct ucx_ep *ue, const struct iovec *iov,
     sb->next = u->sfree;
     u->sfree = sb;
     return r == NULL ? AM_OK : AM_ERR_DEAD;
+}
+
+/* A small AM (am_send.c's put_small): header, sender id and payload
+ * packed once, on the stack, as UCX's data without a UCX header (UCX then
+ * copies two pieces, its own header and ours, not three; recv.c's
+ * amx_ucx_on_am takes either form), and given to UCX's short path only
+ * (UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL: done at once, or UCS_ERR_NO_RESOURCE
+ * and nothing sent, ucp.h), so no sbuf, no callback and no UCX request:
+ * the cheapest send UCX has, as ucx_perftest's.  Not now (no room, an
+ * endpoint not wired up yet or failed, or any error): AMX_PUT_LATER, and
+ * ucx_send's send_small sends it (or reports the error). */
+static int ucx_put_small(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h,
+                         const struct iovec *iov, int n)
+{
+    struct ucx *u = ifc->trd;
+    struct ucx_ep *ue = ep->tp;
+    char b[WIRE_HDR + AMX_PACK_MAX] __attribute__((aligned(16)));
+    /* am_send.c offers up to AMX_PUT_MAX; the short path here, and recv.c's
+     * direct handling, are for AMX_PACK_MAX */
+    if (h->len > AMX_PACK_MAX || !ue->uep || ue->failed || WIRE_HDR + h->len > u->max_hdr)
+        return AMX_PUT_LATER;
+    amx_pack_hdr(b, h);
+    memcpy(b + AMX_HDR, &u->id, 8);
+    char *p = b + WIRE_HDR;
+    for (int i = 0; i < n; i++) {
+        memcpy(p, iov[i].iov_base, iov[i].iov_len);
+        p += iov[i].iov_len;
+    }
+    ucp_request_param_t prm = { .op_attr_mask = UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL };
+    ucs_status_ptr_t r = ucp_am_send_nbx(ue->uep, UCX_AM_ID, NULL, 0, b, (size_t)(p - b), &prm);
+    return r == NULL ? AM_OK : AMX_PUT_LATER;
 }
 
 static void sent_bounce(void *req, ucs_status_t st, void *arg)
@@ -219,12 +252,18 @@ static int ucx_recv(am_interface_t *ifc)
             /* nothing to clear */
         }
     }
+    /* Progress until UCX has nothing more, or a handler ran: its caller
+     * is waiting for it (a ping-pong's next send), and one more progress
+     * call that finds nothing would stand between the two (the next poll
+     * takes the rest). */
     u->ndirect = 0;
     u->polling = 1;
-    for (int i = 0; i < 64 && ucp_worker_progress(u->w); i++)
+    for (int i = 0; i < 64 && ucp_worker_progress(u->w) && !u->ndirect; i++)
         ;
     u->polling = 0;
-    int n = u->ndirect + amx_ucx_dispatch(ifc);
+    int n = u->ndirect;
+    if (u->q.head)
+        n += amx_ucx_dispatch(ifc);
     if (u->nfailed)
         amx_ucx_reap_failed(ifc);
     if (u->nearly)
@@ -275,4 +314,5 @@ const struct am_transport_ops amx_tr_ucx = {
     .event_fd = ucx_event_fd,
     .close_ep = amx_ucx_close_ep,
     .placement_discard = ucx_placement_discard,
+    .put_small = ucx_put_small,
 };

@@ -23,6 +23,14 @@ static void on_ping(const am_token_t *t, void *d, size_t n) { am_reply(t, h_pong
 static void on_pong(const am_token_t *t, void *d, size_t n) { pongs++; }
 static void on_sink(const am_token_t *t, void *d, size_t n) { }
 
+/* AMUCX_PLACE=1: the big AMs land in one buffer of the receiver's, as
+ * ucx_perftest's do (and pvmam's in its receive buffers) */
+static char *sink_buf;
+static void *place_sink(const am_token_t *t, const void *head, size_t hl, size_t total)
+{
+    return sink_buf;
+}
+
 static double now(void)
 {
     struct timespec ts;
@@ -49,11 +57,13 @@ int main(int argc, char **argv)
     long lat_n = argc > 1 ? atol(argv[1]) : 100000;
     size_t bw_bytes = argc > 2 ? (size_t)atol(argv[2]) : 4u << 20;
     long bw_n = argc > 3 ? atol(argv[3]) : 200;
-    int up[2], down[2];
+    /* up, down: the addresses; quit: the parent's byte (on up, the child
+     * could read its own address before the parent did, and quit) */
+    int up[2], down[2], quit[2];
     h_ping = am_address_to_id(on_ping);
     h_pong = am_address_to_id(on_pong);
     h_sink = am_address_to_id(on_sink);
-    if (pipe(up) < 0 || pipe(down) < 0)
+    if (pipe(up) < 0 || pipe(down) < 0 || pipe(quit) < 0)
         return 1;
     pid_t pid = fork();
     int child = pid == 0;
@@ -63,19 +73,37 @@ int main(int argc, char **argv)
     cfg.max_payload = bw_bytes;
     cfg.wait = AM_WAIT_SPIN;
     am_interface_t *ifc;
-    if (am_init("ucx", &cfg, &ifc) < 0) {
-        fprintf(stderr, "amucx: no ucx transport\n");
+    const char *pl = getenv("AMUCX_PLACE");
+    if (pl && *pl == '1' && child) {
+        sink_buf = malloc(bw_bytes);
+        am_set_placer(h_sink, place_sink, 0);
+    }
+    int irc = am_init("ucx", &cfg, &ifc);
+    if (irc < 0) {
+        fprintf(stderr, "amucx: %s: am_init(ucx): %s\n", child ? "child" : "parent",
+                am_strerror(irc));
         return 77;
     }
     char mine[AM_ADDR_MAX] = { 0 }, peer[AM_ADDR_MAX];
     strncpy(mine, am_task_address(ifc, AM_TID_SELF), AM_ADDR_MAX - 1);
     if (write(child ? up[1] : down[1], mine, AM_ADDR_MAX) != AM_ADDR_MAX ||
-        read(child ? down[0] : up[0], peer, AM_ADDR_MAX) != AM_ADDR_MAX)
+        read(child ? down[0] : up[0], peer, AM_ADDR_MAX) != AM_ADDR_MAX) {
+        fprintf(stderr, "amucx: %s: no address from the other process\n",
+                child ? "child" : "parent");
+        int ws = 0;
+        if (!child && waitpid(pid, &ws, 0) == pid)
+            fprintf(stderr, "amucx: child: %s %d\n", WIFSIGNALED(ws) ? "signal" : "exit",
+                    WIFSIGNALED(ws) ? WTERMSIG(ws) : WEXITSTATUS(ws));
         return 1;
+    }
     am_endpoint_t *ep;
     am_allocate_task(ifc, &ep);
-    if ((child ? am_accept_task(ifc, ep, peer) : am_connect_task(ifc, ep, peer)) < 0)
+    int rc = child ? am_accept_task(ifc, ep, peer) : am_connect_task(ifc, ep, peer);
+    if (rc < 0) {
+        fprintf(stderr, "amucx: %s: %s: %s\n", child ? "child" : "parent",
+                child ? "am_accept_task" : "am_connect_task", am_strerror(rc));
         return 1;
+    }
     am_insert_task(ifc, ep, child ? 1 : 2);
     if (child) {   /* serve until the parent's byte */
         char c;
@@ -84,10 +112,10 @@ int main(int argc, char **argv)
             struct timeval tv = { 0, 0 };
             fd_set fs;
             FD_ZERO(&fs);
-            FD_SET(up[0], &fs);
+            FD_SET(quit[0], &fs);
             static unsigned k;
-            if (++k % 1024 == 0 && select(up[0] + 1, &fs, NULL, NULL, &tv) > 0 &&
-                read(up[0], &c, 1) == 1)
+            if (++k % 1024 == 0 && select(quit[0] + 1, &fs, NULL, NULL, &tv) > 0 &&
+                read(quit[0], &c, 1) == 1)
                 break;
         }
         am_shutdown(ifc);
@@ -129,7 +157,7 @@ int main(int argc, char **argv)
     double bw = (double)bw_bytes * bw_n / (now() - t0) / 1e6;
     printf("amucx: latency %zu B median %.3f us average %.3f us   bandwidth %zu B %.1f MB/s\n",
            (size_t)8, med, lat, bw_bytes, bw);
-    write(up[1], "q", 1);
+    write(quit[1], "q", 1);
     waitpid(pid, NULL, 0);
     am_shutdown(ifc);
     return 0;

@@ -55,10 +55,14 @@ int amx_ucx_connect(am_interface_t *ifc, am_endpoint_t *ep)
     return AM_OK;
 }
 
-/* Progress the worker until req is done.  Spins briefly, then blocks on
+/* Progress the worker until req is done.  Spins while UCX moves (a big
+ * AM's rendezvous over tcp has a progress call with nothing to do between
+ * any two socket writes) and SPIN_US past the last move, then blocks on
  * the worker's event fd, 1 ms at a time with a wait hook (the caller's
- * other interfaces) or 100 ms.  No cycle of waits can form: this wait
- * needs only the peer's worker to progress, and every wait of this
+ * other interfaces) or 100 ms.  (Counted from the first idle moment, the
+ * spin ran out early in a 4 MiB send, and each later gap slept and woke
+ * up again; ucx_perftest never sleeps.)  No cycle of waits can form: this
+ * wait needs only the peer's worker to progress, and every wait of this
  * transport progresses it, fetching what arrives (amx_ucx_on_am). */
 static void close_uep(am_interface_t *ifc, struct ucx_ep *ue);
 
@@ -68,8 +72,10 @@ ucs_status_t amx_ucx_wait_req(am_interface_t *ifc, struct ucx_ep *ue, void *req)
     uint64_t spin_end = 0;
     ucs_status_t st;
     while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
-        if (ucp_worker_progress(u->w))
+        if (ucp_worker_progress(u->w)) {
+            spin_end = 0;
             continue;
+        }
         amx_ucx_start_all(u);
         if (ue && ue->failed && ue->uep)
             close_uep(ifc, ue);   /* the peer is gone: UCX gives the request back */

@@ -80,9 +80,9 @@ static void fetch(struct ucx *u, struct item *it, void *desc, char *dst, size_t 
  * handlers), a reply that UCX cannot finish at once is sent from a copy
  * (tr_ucx.c's send_small, send_bounce) instead of waited for, and an
  * endpoint closed meanwhile is not waited for either (endpoint.c's
- * close_uep).  A small payload is copied from
- * UCX's header (const) to the stack; a bigger eager one is used where
- * UCX has it. */
+ * close_uep).  A small payload in UCX's header (const, send_small's) is
+ * copied to the stack; one in UCX's data (ucx_put_small's) and a bigger
+ * eager one are used where UCX has it. */
 static void direct(struct ucx *u, am_endpoint_t *ep, const struct amx_hdr *h, const char *head,
                    size_t hl, void *data)
 {
@@ -106,8 +106,15 @@ ucs_status_t amx_ucx_on_am(void *arg, const void *header, size_t hlen, void *dat
     struct ucx *u = arg;
     am_interface_t *ifc = u->ifc;
     int rndv = (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) != 0;
+    /* tr_ucx.c's ucx_put_small sends all of a small AM as UCX's data */
+    int whole = hlen == 0 && !rndv;
     struct amx_hdr h;
     uint64_t sender;
+    if (whole) {
+        header = data;
+        hlen = len;
+        len = 0;
+    }
     if (hlen < WIRE_HDR || amx_parse(header, AMX_HDR, &h) < 0 || h.type == AMX_HELLO ||
         h.len != hlen - WIRE_HDR + len || h.len > ifc->cfg.max_payload) {
         ifc->st.drops++;   /* garbage: for a rendezvous one, UCX drops the data */
@@ -123,7 +130,10 @@ ucs_status_t amx_ucx_on_am(void *arg, const void *header, size_t hlen, void *dat
     size_t hl = hlen - WIRE_HDR;   /* payload bytes in the header */
     if (ep && !rndv && u->polling && !u->q.head && !u->nearly && !ifc->in_handler &&
         h.len < HEAD_MIN && (hl == 0 || (hl == h.len && hl <= AMX_PACK_MAX))) {
-        direct(u, ep, &h, head, hl, data);
+        if (whole)   /* in UCX's receive buffer, writable as data is */
+            direct(u, ep, &h, NULL, 0, (char *)data + WIRE_HDR);
+        else
+            direct(u, ep, &h, head, hl, data);
         return UCS_OK;
     }
     struct item *it = malloc(sizeof *it);

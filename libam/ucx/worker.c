@@ -45,20 +45,30 @@ int amx_ucx_init(am_interface_t *ifc)
     }
     /* Shared memory that takes part in peer failure handling: UCX's default
      * leaves posix and sysv out of UCP_ERR_HANDLING_MODE_PEER, so UCX_TLS=sm
-     * would find no transport.  Those are read from the environment only
-     * (ucp_config_modify does not reach them), so they are put there while
-     * the worker is made, unless the user set them, and taken out again. */
-    const char *const env_def[] = { "UCX_POSIX_ERROR_HANDLING", "UCX_SYSV_ERROR_HANDLING" };
-    int env_set[2] = { 0, 0 };
-    for (int i = 0; i < 2; i++)
-        env_set[i] = !getenv(env_def[i]) && setenv(env_def[i], "y", 0) == 0;
+     * would find no transport.  And bigger pieces of a big AM over tcp:
+     * with UCP_ERR_HANDLING_MODE_PEER, UCX's rendezvous has no memory
+     * access lane on tcp (UCX's lane selection wants memory invalidation,
+     * UCT_MD_FLAG_INVALIDATE, which tcp's memory domain lacks), so the
+     * data goes as AM fragments of UCX_TCP_RX_SEG_SIZE (64K by default):
+     * at 256K a 4 MiB AM takes about 18 sendmsg calls instead of 66
+     * (ucx_perftest -e shows UCX's own cost of that mode; docs/performance.md).
+     * The error handling ones are read from the environment only
+     * (ucp_config_modify does not reach them), so all three are put there
+     * while the worker is made, unless the user set them, and taken out
+     * again. */
+    const char *const env_def[] = { "UCX_POSIX_ERROR_HANDLING", "UCX_SYSV_ERROR_HANDLING",
+                                    "UCX_TCP_RX_SEG_SIZE" };
+    const char *const env_val[] = { "y", "y", "256K" };
+    int env_set[3] = { 0, 0, 0 };
+    for (int i = 0; i < 3; i++)
+        env_set[i] = !getenv(env_def[i]) && setenv(env_def[i], env_val[i], 0) == 0;
     ucp_params_t prm = { .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_NAME,
                          .features = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP,
                          .name = "libam" };
     ucs_status_t st = ucp_init(&prm, cfg, &u->ctx);
     ucp_config_release(cfg);
     if (st != UCS_OK) {
-        for (int i = 0; i < 2; i++)
+        for (int i = 0; i < 3; i++)
             if (env_set[i])
                 unsetenv(env_def[i]);
         goto fail;
@@ -66,7 +76,7 @@ int amx_ucx_init(am_interface_t *ifc)
     ucp_worker_params_t wp = { .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
                                .thread_mode = UCS_THREAD_MODE_SINGLE };
     st = ucp_worker_create(u->ctx, &wp, &u->w);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 3; i++)
         if (env_set[i])
             unsetenv(env_def[i]);
     if (st != UCS_OK)

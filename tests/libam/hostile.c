@@ -208,6 +208,46 @@ static void ucx_junk(am_interface_t *target, const char *addr)
         if (UCS_PTR_IS_PTR(r))
             ucp_request_free(r);
     }
+    /* The same junk as UCX's data alone, without a UCX header, the form of
+     * libam's own small AMs (tr_ucx.c's ucx_put_small): too short, without
+     * the magic, a HELLO, lengths that do not add up (each a drop), and a
+     * wrong secret (read as an AM, so refused as such: an auth drop). */
+    struct am_stats s0, s1;
+    am_interface_stats(target, &s0);
+    for (int k = 0; k < 5; k++) {
+        uint32_t hw[10] = { htonl(8), 0, htonl(1u << 24), htonl(0x414d3033u), 0, 0,
+                            htonl((uint32_t)(key >> 32)), htonl((uint32_t)key), 7, 7 };
+        size_t n = sizeof hw + 8;
+        switch (k) {
+        case 0: n = 5; break;                            /* too short */
+        case 1: hw[3] = htonl(0x12345678); break;        /* no magic */
+        case 2: hw[2] = htonl(3u << 24); break;          /* a HELLO */
+        case 3: n = sizeof hw + 100; break;              /* lengths differ */
+        default: hw[7] ^= htonl(1); break;               /* wrong secret */
+        }
+        memcpy(big, hw, sizeof hw);
+        ucp_request_param_t rp = { .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                                   .flags = UCP_AM_SEND_FLAG_EAGER };
+        ucs_status_ptr_t r = ucp_am_send_nbx(ep, UCX_AM_ID, NULL, 0, big, n, &rp);
+        for (int i = 0; UCS_PTR_IS_PTR(r) && i < 100000 &&
+                        ucp_request_check_status(r) == UCS_INPROGRESS; i++) {
+            ucp_worker_progress(wk);
+            am_poll(target);
+        }
+        if (UCS_PTR_IS_PTR(r))
+            ucp_request_free(r);
+    }
+    for (int i = 0; i < 200000; i++) {   /* until the target has seen all five */
+        ucp_worker_progress(wk);
+        am_poll(target);
+        am_interface_stats(target, &s1);
+        if (s1.drops - s0.drops >= 4 && s1.auth_drops > s0.auth_drops)
+            break;
+        if (i % 100 == 99)
+            usleep(100);
+    }
+    ck_assert_uint_ge(s1.drops - s0.drops, 4);
+    ck_assert_uint_eq(s1.auth_drops - s0.auth_drops, 1);
     ucp_request_param_t cp = { .op_attr_mask = 0 };   /* flush: FORCE trips a UCX assertion */
     ucs_status_ptr_t r = ucp_ep_close_nbx(ep, &cp);
     for (int i = 0; UCS_PTR_IS_PTR(r) && i < 100000 && ucp_request_check_status(r) == UCS_INPROGRESS;
