@@ -42,8 +42,10 @@ static inline void handled(am_interface_t *ifc, am_endpoint_t *ep, uint8_t inst,
 {
     if (!replied && !ep->dead)
         owe_blank(ifc, ep, inst, seq);   /* the next request to ep may carry it */
-    if (flags & AMX_F_ACKNOW)
-        amx_pay_owed(ifc, ep);
+    if ((flags & AMX_F_ACKNOW) && ep->owe) {   /* by the next poll (am_int.h) */
+        ep->owe_now = 1;
+        ifc->owe_now = 1;
+    }
 }
 
 static void deliver(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hdr *h, char *p)

@@ -33,8 +33,17 @@
  * nblank sequence numbers up to its own): a stream of requests one way
  * costs one reply per half window, not one per request.  A sender whose
  * window is half full marks its request "ack now" (AMX_F_ACKNOW) and the
- * range is paid when that request has been handled; otherwise polling
- * pays it when the delay is over, and waiting (am_event_fd) pays it first.
+ * range is paid once that request has been handled: at the start of the
+ * next poll (am_poll, am_poll_ep, am_take_ep; amx_pay_now), unless a
+ * request to that peer carries it first.  The caller the poll returned to
+ * often answers that peer (a stream's acknowledgement): then the range
+ * costs nothing, where a blank reply paid at once went just before that
+ * request, one more send on each side.  Otherwise polling pays it when the
+ * delay is over, and waiting (am_event_fd) pays it first.  No cycle of
+ * waits: a sender held for its instances waits only on a receiver that is
+ * not in libam (computing); any poll or wait of that receiver pays first.
+ * The cost: while it computes, the sender cannot put its next half window
+ * into the socket (it could, with the range paid at once).
  * A handler's own reply is never part of a range: it is sent at once.
  */
 #ifndef LIBAM_AM_INT_H
@@ -51,7 +60,7 @@
 #define AMX_REP 2
 #define AMX_HELLO 3
 #define AMX_BLANK 0xffff
-#define AMX_F_ACKNOW 0x2   /* header flag: pay owed blank replies once handled */
+#define AMX_F_ACKNOW 0x2   /* header flag: pay owed blank replies by the next poll */
 #define AMX_MAX_DEPTH 64
 #define AMX_PACK_MAX 256   /* payloads up to this go out copied behind the header */
 #define AMX_PUT_MAX 4096   /* put_small takes payloads up to this */
@@ -127,6 +136,8 @@ struct am_endpoint {
     uint32_t owe_seq;
     uint8_t owe_n;                 /* ...and the owe_n - 1 before it */
     uint64_t owe_deadline_us;      /* 0 until the next timer run */
+    int owe_now;                   /* the range holds an "ack now" request: the next
+                                      poll pays it (amx_pay_now) */
     struct am_stats st;
 };
 
@@ -167,6 +178,7 @@ struct am_interface {
     uint64_t acknow_at;            /* bit n - 1: a request that makes n in flight asks
                                       for an ack now (am_send.c, request) */
     unsigned timer_skips;          /* am_poll: see AMX_TIMER_SKIP */
+    int owe_now;                   /* some endpoint's owe_now is set */
     int in_handler;
     int closing;                   /* am_shutdown frees the endpoints: their
                                       transport state goes with the interface's */
@@ -304,5 +316,12 @@ void amx_send_blank(am_interface_t *ifc, am_endpoint_t *ep, uint8_t inst, uint32
 void amx_pay_owed(am_interface_t *ifc, am_endpoint_t *ep);
 void amx_pay_all(am_interface_t *ifc);   /* every endpoint's, now */
 void amx_pay_due(am_interface_t *ifc);   /* those owed long enough (am_poll's timers) */
+void amx_pay_acknow(am_interface_t *ifc);   /* those with owe_now (amx_pay_now) */
+/* Every poll starts with this: the ranges an "ack now" request asked for. */
+static inline void amx_pay_now(am_interface_t *ifc)
+{
+    if (ifc->owe_now)
+        amx_pay_acknow(ifc);
+}
 
 #endif /* LIBAM_AM_INT_H */

@@ -84,6 +84,7 @@ int am_poll_ep(am_interface_t *ifc, am_endpoint_t *ep)
         return AM_ERR_INVAL;
     if (ifc->in_handler)
         return AM_ERR_STATE;
+    amx_pay_now(ifc);
     int n = ifc->tr->recv_ep ? ifc->tr->recv_ep(ifc, ep) : ifc->tr->recv(ifc);
     if (++ifc->timer_skips < AMX_TIMER_SKIP)
         return n;
@@ -106,6 +107,7 @@ int am_take_ep(am_interface_t *ifc, am_endpoint_t *ep, am_take_fn take, void *ar
         return AM_ERR_STATE;
     if (!ifc->tr->take_ep)
         return AM_TAKE_POLL;
+    amx_pay_now(ifc);
     int rc = ifc->tr->take_ep(ifc, ep, take, arg);
     if ((rc == 0 || rc == 1) && ++ifc->timer_skips >= AMX_TIMER_SKIP && rc == 0)
         timers(ifc, 0);
@@ -118,6 +120,7 @@ int am_poll(am_interface_t *ifc)
         return AM_ERR_INVAL;
     if (ifc->in_handler)
         return AM_ERR_STATE;
+    amx_pay_now(ifc);
     return timers(ifc, ifc->tr->recv(ifc));
 }
 

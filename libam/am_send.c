@@ -165,6 +165,7 @@ static int request(am_interface_t *ifc, am_endpoint_t *ep, int handler,
         h.pb_seq = ep->owe_seq;
         h.nblank = ep->owe_n;
         ep->owe = 0;
+        ep->owe_now = 0;
     }
     ep->next_seq++;
     ep->busy |= 1ull << i;
@@ -198,8 +199,10 @@ static int request(am_interface_t *ifc, am_endpoint_t *ep, int handler,
             ifc->outstanding--;
             ep->next_seq--;
         }
-        if (h.pb && !ep->owe) {   /* owed again */
+        if (h.pb && !ep->owe) {   /* owed again, and at once (it may have been asked for) */
             ep->owe = 1;
+            ep->owe_now = 1;
+            ifc->owe_now = 1;
             ep->owe_inst = h.pb_inst;
             ep->owe_seq = h.pb_seq;
             ep->owe_n = h.nblank;
@@ -308,6 +311,7 @@ void amx_pay_owed(am_interface_t *ifc, am_endpoint_t *ep)
     if (!ep->owe)
         return;
     ep->owe = 0;
+    ep->owe_now = 0;
     amx_send_blank(ifc, ep, ep->owe_inst, ep->owe_seq, ep->owe_n);
 }
 
@@ -315,6 +319,14 @@ void amx_pay_all(am_interface_t *ifc)
 {
     for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next)
         amx_pay_owed(ifc, ep);
+}
+
+void amx_pay_acknow(am_interface_t *ifc)
+{
+    ifc->owe_now = 0;
+    for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next)
+        if (ep->owe_now)
+            amx_pay_owed(ifc, ep);
 }
 
 /* The timer run of am_poll: stamp what became owed since the last run,

@@ -11,6 +11,7 @@
  *                worker of its own), wrong secrets
  *   ring.c       three tasks sending big AMs round a ring
  *   park.c       connections claimed late, and more at once than a backlog
+ *   acks.c       blank replies of a one-way stream (tcp)
  *   waits.c      a shm sender and a receiver that does not run (256 KiB);
  *                a receiver that leaves others' big AMs for a while;
  *                small requests waking a sleeping receiver
@@ -86,6 +87,8 @@ int read_within(int fd, void *buf, size_t n, int secs);
  * send; "for (k < 3000 && sink_got < n) am_wait(10)" failed so under ASan. */
 #define WAIT_SECS 30
 uint64_t test_now_ms(void);   /* the monotonic clock */
+/* send and sendmsg calls this process made (fixture.c) */
+extern uint64_t sock_sends;
 /* Serve ifc while cond holds, at most secs seconds. */
 #define WAIT_WHILE(ifc, secs, cond) \
     do { \
@@ -124,5 +127,6 @@ void hostile_tests(TCase *tc);
 void ring_tests(TCase *tc);
 void park_tests(TCase *tc);
 void waits_tests(TCase *tc);
+void acks_tests(TCase *tc);
 
 #endif

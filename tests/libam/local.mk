@@ -3,7 +3,7 @@
 check_PROGRAMS += tests/libam/test_am
 tests_libam_test_am_SOURCES = tests/libam/test_am.c tests/libam/fixture.c tests/libam/fixture.h \
 	tests/libam/basics.c tests/libam/exchange.c tests/libam/placement.c tests/libam/echo.c \
-	tests/libam/hostile.c tests/libam/ring.c tests/libam/park.c tests/libam/waits.c tests/libam/sum.h
+	tests/libam/hostile.c tests/libam/ring.c tests/libam/park.c tests/libam/waits.c tests/libam/acks.c tests/libam/sum.h
 tests_libam_test_am_CPPFLAGS = -I$(top_srcdir)/libam $(CHECK_CFLAGS)
 tests_libam_test_am_LDADD = libam.la $(CHECK_LIBS)
 if HAVE_UCX

@@ -37,6 +37,7 @@ int main(int argc, char **argv)
     hostile_tests(tc);      /* hostile.c */
     park_tests(tc);         /* park.c: tcp and shm */
     waits_tests(tc);        /* waits.c: shm only */
+    acks_tests(tc);         /* acks.c: tcp only */
     suite_add_tcase(s, tc);
     /* its own case: a hang here fails in 60 s (CK_RUN_CASE=both_ways runs it alone) */
     TCase *tb = tcase_create("both_ways");
