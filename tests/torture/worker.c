@@ -3,8 +3,11 @@
  * seed, plays its own script (shape.h) and checks every message it gets
  * against the one its sender was to send: in order, exactly once, the
  * same data.  It receives by the shape's receive mode (any, fixed source,
- * exact tag, pvm_precv, probe or nrecv loops), and members of a
- * collective phase play it first (coll_phase).  Task 0 spawns the others
+ * exact tag, pvm_precv, probe or nrecv loops; any source by tag,
+ * pvm_precv(-1, tag), a pvm_recvf matcher, pvm_probe(-1, tag)), and
+ * members of a collective phase play it first (coll_phase).  It may
+ * pvm_kill another task mid-stream ('K'), and multicasts to lists that
+ * hold itself or a receiver twice (self_check).  Task 0 spawns the others
  * (and catches their output when the shape says so).  It tells the runner how it went (TAG_REPORT) and
  * exits; every wait is bounded (TORTURE_STALL seconds without a message).
  */
