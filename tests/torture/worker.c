@@ -241,9 +241,10 @@ static void link_note(int src, char *buf, size_t size)
     buf[0] = '\0';
     if (!pvmam_stats || pvmam_stats(tids[src], &st) < 0)
         return;
-    snprintf(buf, size, "; pvmam: %llu over AM, %llu via the pvmd from it, link %s%s%s, "
-             "%llu drops", (unsigned long long)st.am_msgs_recv,
-             (unsigned long long)st.pvmd_msgs_recv, st.transport[0] ? st.transport : "none",
+    snprintf(buf, size, "; pvmam: %llu over AM, %llu via the pvmd from it (to it: %llu, %llu), "
+             "link %s%s%s, %llu drops", (unsigned long long)st.am_msgs_recv,
+             (unsigned long long)st.pvmd_msgs_recv, (unsigned long long)st.am_msgs_sent,
+             (unsigned long long)st.pvmd_msgs_sent, st.transport[0] ? st.transport : "none",
              st.peers_am ? " (AM)" : "", st.peers_opening ? " (still opening)" : "",
              (unsigned long long)st.drops);
 }
@@ -335,7 +336,7 @@ static void recv_precv(int src, int k, int exact, int anysrc)
     memset(got, 0x5a, sz);
     int rtid = -1, rtag = -1, rlen = -1;
     if (sigsetjmp(wd_jmp, 1)) {
-        char note[200];
+        char note[256];
         link_note(src, note, sizeof note);
         fail("stalled %.0f s in pvm_precv(%s, %s) for w%d's message #%d: got %d of its %d "
              "messages (w%d %s)%s", stall, anysrc ? "-1" : "src", exact ? "tag" : "-1", src, k,
@@ -482,7 +483,7 @@ static void wait_for(int src, int cnt)
         if (exited[src] && shape_gone(&s, src) && t - gone_at[src] > GRACE)
             return;
         if (t - last_progress > stall) {
-            char note[200];
+            char note[256];
             link_note(src, note, sizeof note);
             fail("stalled %.0f s waiting for w%d: got %d of its %d messages (w%d %s)%s", stall,
                  src, pos[src], cnt, src, exited[src] ? "has exited" : "still runs", note);
@@ -565,8 +566,12 @@ static void send_msg(int k)
     free(buf);
     if (rc < 0 && anystay)
         fail("sending message #%d (%u B) to t%x: %d", k, m->size, first, rc);
-    if (rc >= 0)
+    if (rc >= 0) {
         nsent++;
+        /* a stall is a receive that waits: a flood's sends under load may
+         * take longer than the stall time before the first receive */
+        last_progress = now_s();
+    }
     if (s.t[me].ending == E_KILL && nsent == s.t[me].kill_after)
         raise(SIGKILL);
 }
