@@ -162,8 +162,8 @@ elif [ $check = 1 ]; then
     for t in ${transport:-shm tcp udp default off}; do
         eval "l=\$list_$t"
         run "$t" --seeds "$race$(echo $l | tr ' ' ,)"
-        run "$t" --from "$fresh" --count "${count:-45}"
-        fresh=$((fresh + ${count:-45}))
+        run "$t" --from "$fresh" --count "${count:-30}"
+        fresh=$((fresh + ${count:-30}))
     done
     for s in 1 2 3; do halt "$s"; done
     summary
