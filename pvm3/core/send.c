@@ -147,6 +147,12 @@ int pvmi_mcast(const int *tids, int n, struct pmsg *m)
     for (int i = 0; i < k && rc >= 0; i++) {
         int sent;
         rc = pvmi_routes_send(set[i], m, &sent);
+        /* A receiver that is gone is skipped, as stock's pvmd drops the
+         * copy for a task that no longer exists and pvm_mcast returns 0:
+         * the others, and the daemon route's rest, still get theirs
+         * (a gone peer's route says PvmNoTask: pvmam/am_route.c). */
+        if (rc == PvmNoTask)
+            rc = 0;
         if (!sent) {
             want |= pvmi_routes_sent_daemon(set[i], m);
             set[rest++] = set[i];

@@ -89,6 +89,10 @@ EXTRA_DIST += tests/integration/bistream.sh
 TESTS += tests/integration/shortmix.sh
 EXTRA_DIST += tests/integration/shortmix.sh
 
+# pvm_mcast to a list with a task that has exited: the others still get it.
+TESTS += tests/integration/mcastgone.sh
+EXTRA_DIST += tests/integration/mcastgone.sh
+
 # Authenticated AM links: a process outside the VM sends to a
 # task's AM address; built with libam's internals (amx_pack_hdr), hence
 # statically against libam.

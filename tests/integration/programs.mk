@@ -89,6 +89,11 @@ tests_integration_shortmix_am_SOURCES = tests/integration/shortmix.c tests/integ
 tests_integration_shortmix_am_LDADD = libpvm3am.la
 tests_integration_shortmix_am_LDFLAGS = -no-install
 
+check_PROGRAMS += tests/integration/mcastgone_am
+tests_integration_mcastgone_am_SOURCES = tests/integration/mcastgone.c tests/integration/guard.h
+tests_integration_mcastgone_am_LDADD = libpvm3am.la
+tests_integration_mcastgone_am_LDFLAGS = -no-install
+
 check_PROGRAMS += tests/integration/stranger_am
 tests_integration_stranger_am_SOURCES = tests/integration/stranger.c tests/integration/stranger.h
 tests_integration_stranger_am_LDADD = libpvm3am.la

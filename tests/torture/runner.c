@@ -234,6 +234,8 @@ judge:;
         add(&r, "the runner's descriptors grew: %d -> %d\n", fd0, fd1);
         bad = 1;
     }
+    if (!bad && now_s() - t0 > 5 * slow)   /* what makes a run slow */
+        printf("slow: seed %llu took %.1f s\n", (unsigned long long)seed, now_s() - t0);
     if (bad) {
         static char desc[16384];
         shape_describe(&s, desc, sizeof desc);

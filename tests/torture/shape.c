@@ -124,7 +124,7 @@ static uint32_t neighbours(const struct t_shape *s, int i)
 int shape_gone(const struct t_shape *s, int i)
 {
     int e = s->t[i].ending;
-    return e == E_KILL || e == E_KILLTIMER || e == E_QUIT;
+    return e == E_KILL || e == E_KILLTIMER || e == E_QUIT || s->t[i].killed_by;
 }
 
 int shape_expected(const struct t_shape *s, int src, int me, int *idx)
@@ -403,7 +403,203 @@ int shape_recv_mode(const struct t_shape *s, int me, int src, int pos)
     return below(&x, R_MIX);
 }
 
-void shape_draw(uint64_t seed, struct t_shape *s)
+/* The fourth stream's draws (README.md "What is drawn"), all made after
+ * the older ones, which they only add to: crowds, multicasts to random
+ * lists, sizes near an internal size, the newer receive modes, pvm_kill
+ * mid-stream. */
+
+/* More sizes where the library changes its way, for a random offset
+ * around them (up to 64 bytes either side, or a page or so). */
+static const uint32_t near_edges[] = {
+    224, 256, 4088, 4096, 16384, 16448, 65475, 65536, 65443 + 65471,
+    256 * KiB, 512 * KiB, 65443 + 7 * 65471, MiB + 64 - 32,
+};
+
+/* A task's trailing 'W' ops anew after its messages changed: the older
+ * waits in their order with the new counts, then waits for new senders. */
+static void rewait(uint64_t *x, struct t_shape *s, int i)
+{
+    struct t_task *t = &s->t[i];
+    if (t->order == O_PINGPONG)
+        return;
+    int w = t->nop, old[TW_MAX], no = 0, seen[TW_MAX] = { 0 };
+    while (w > 0 && t->op[w - 1].kind == 'W')
+        w--;
+    for (int o = w; o < t->nop; o++)
+        old[no++] = t->op[o].a;
+    t->nop = w;
+    for (int k = 0; k < no; k++) {
+        int c = shape_expected(s, old[k], i, NULL);
+        seen[old[k]] = 1;
+        if (c)
+            t->op[t->nop++] = (struct t_op){ 'W', old[k], c };
+    }
+    int first = t->nop;
+    for (int j = 0; j < s->n; j++) {
+        int c = j == i || seen[j] ? 0 : shape_expected(s, j, i, NULL);
+        if (c)
+            t->op[t->nop++] = (struct t_op){ 'W', j, c };
+    }
+    for (int k = t->nop - 1; k > first; k--) {   /* the new ones in a drawn order */
+        int j = first + below(x, k - first + 1);
+        struct t_op o = t->op[k];
+        t->op[k] = t->op[j];
+        t->op[j] = o;
+    }
+}
+
+/* A new send op for message k, before the trailing waits. */
+static void add_send(struct t_task *t, int k)
+{
+    int w = t->nop, step = t->order == O_INTERLEAVE ? 2 : 1;
+    while (w > 0 && t->op[w - 1].kind == 'W')
+        w--;
+    memmove(&t->op[w + step], &t->op[w], (size_t)(t->nop - w) * sizeof t->op[0]);
+    t->op[w] = (struct t_op){ 'S', k, 0 };
+    if (step == 2)
+        t->op[w + 1] = (struct t_op){ 'P', 0, 0 };
+    t->nop += step;
+}
+
+/* 8 to 16 tasks (on 2 cores), and every pair sends both ways at once. */
+static void draw_crowd(uint64_t *x, struct t_shape *s)
+{
+    int p = s->pattern;
+    if (!(p == P_FANIN || p == P_FANOUT || p == P_ALLTOALL || p == P_RING) || !pct(x, 10))
+        return;
+    int n = range(x, s->n > 8 ? s->n : 8, TW_MAX), anystock = 0;
+    for (int i = 0; i < s->n; i++)
+        anystock |= s->t[i].stock;
+    for (int i = s->n; i < n; i++) {
+        struct t_task *t = &s->t[i];
+        t->stock = anystock && pct(x, 40);
+        t->order = pct(x, 50) ? O_SENDFIRST : O_INTERLEAVE;
+        t->recv = R_ANY;
+    }
+    s->crowd = n - s->n;
+    s->n = n;
+    for (int i = 0; i < n; i++) {
+        struct t_task *t = &s->t[i];
+        for (int j = 0; j < n; j++) {
+            if (j == i || shape_expected(s, i, j, NULL) || t->nmsg >= TM_MAX)
+                continue;
+            struct t_msg *m = &t->msg[t->nmsg];
+            draw_msg(x, m, 1u << j, 0, 0);
+            if (m->size > 64 * KiB)   /* cheap: 240 pairs */
+                m->size = (uint32_t)below(x, 4097) / 8 * 8;
+            add_send(t, t->nmsg++);
+        }
+    }
+    for (int i = 0; i < n; i++)
+        rewait(x, s, i);
+}
+
+/* Multicasts to a random list: receivers anywhere (also ones that go
+ * away), the sender itself (pvm_mcast(3PVM): not sent to the caller),
+ * a receiver twice. */
+static void draw_mcast(uint64_t *x, struct t_shape *s)
+{
+    int p = s->pattern;
+    if (p == P_PINGPONG || p == P_FLOOD || p == P_EXITRACE || s->n < 3)
+        return;
+    int changed = 0;
+    for (int i = 0; i < s->n; i++)
+        for (int k = 0; k < s->t[i].nmsg; k++) {
+            struct t_msg *m = &s->t[i].msg[k];
+            if (!pct(x, 8))
+                continue;
+            uint32_t d = m->dst;
+            for (int j = 0; j < s->n; j++)
+                if (j != i && pct(x, 35))
+                    d |= 1u << j;
+            m->how = H_MCAST;
+            m->dst = d;
+            m->list = (uint8_t)((pct(x, 30) ? M_SELF : 0) | (pct(x, 30) ? M_DUP : 0));
+            changed = 1;
+        }
+    if (changed)
+        for (int i = 0; i < s->n; i++)
+            rewait(x, s, i);
+}
+
+/* Sizes a random distance from an internal size, within the budget. */
+static void draw_jitter(uint64_t *x, struct t_shape *s)
+{
+    if (s->pattern == P_FLOOD || s->pattern == P_EXITRACE)
+        return;
+    uint64_t max = shape_bytes(s) > 6ull * MiB ? shape_bytes(s) : 6ull * MiB;
+    for (int i = 0; i < s->n; i++)
+        for (int k = 0; k < s->t[i].nmsg; k++) {
+            struct t_msg *m = &s->t[i].msg[k];
+            if (!pct(x, 12))
+                continue;
+            uint32_t e = near_edges[below(x, NE(near_edges))], was = m->size;
+            int d = pct(x, 70) ? range(x, -64, 64) : range(x, -6000, 6000);
+            uint32_t sz = (int64_t)e + d < 0 ? 0 : (uint32_t)((int64_t)e + d);
+            m->size = sz - sz % (uint32_t)shape_elsize(m->type);
+            if (shape_bytes(s) > max)
+                m->size = was;
+            else
+                s->jitter++;
+        }
+}
+
+/* The receive modes of the fourth stream, for some tasks drawn R_ANY;
+ * their waits in a drawn order, and by tag in a shuffled order as
+ * draw_shuffle does. */
+static void draw_recv2(uint64_t *x, struct t_shape *s)
+{
+    for (int i = 0; i < s->n; i++) {
+        struct t_task *t = &s->t[i];
+        if (t->recv != R_ANY || !pct(x, 60))
+            continue;
+        t->recv = R_ANYTAG + below(x, R_N - R_ANYTAG);
+        t->fnbest = pct(x, 50);
+        if (t->order == O_PINGPONG)
+            continue;
+        int w = t->nop;
+        while (w > 0 && t->op[w - 1].kind == 'W')
+            w--;
+        for (int k = t->nop - 1; k > w; k--) {
+            int j = w + below(x, k - w + 1);
+            struct t_op o = t->op[k];
+            t->op[k] = t->op[j];
+            t->op[j] = o;
+        }
+        t->shuffle = t->order == O_SENDFIRST && pct(x, 40);
+    }
+}
+
+/* pvm_kill of a task mid-stream by another: not task 0 (it hands out the
+ * table), not a member of the collective phase (the others would wait
+ * for it at a barrier). */
+static void draw_pkill(uint64_t *x, struct t_shape *s)
+{
+    if (s->pattern == P_EXITRACE || !pct(x, 15))
+        return;
+    int v = range(x, 1, s->n - 1), k = below(x, s->n - 1);
+    k += k >= v;
+    if (s->t[v].ending != E_NORMAL || (s->coll.members & (1u << v)))
+        return;
+    struct t_task *t = &s->t[k];
+    /* often at once, so that the victim is still streaming */
+    int at = pct(x, 50) ? below(x, t->nop < 2 ? t->nop + 1 : 3) : below(x, t->nop + 1);
+    memmove(&t->op[at + 1], &t->op[at], (size_t)(t->nop - at) * sizeof t->op[0]);
+    t->op[at] = (struct t_op){ 'K', v, 0 };
+    t->nop++;
+    s->t[v].killed_by = k + 1;
+}
+
+static void draw_more(uint64_t *x, struct t_shape *s)
+{
+    draw_crowd(x, s);
+    draw_mcast(x, s);
+    draw_jitter(x, s);
+    draw_recv2(x, s);
+    draw_pkill(x, s);
+}
+
+static void draw(uint64_t seed, struct t_shape *s, int more)
 {
     uint64_t x = seed * 0x2545f4914f6cdd1dull + 1;
     memset(s, 0, sizeof *s);
@@ -418,7 +614,7 @@ void shape_draw(uint64_t seed, struct t_shape *s)
     case P_EXITRACE:
         s->n = pct(&x, 85) ? range(&x, 3, 6) : range(&x, 7, 10); break;
     default:   /* more tasks than cores now and then */
-        s->n = pct(&x, 85) ? range(&x, 3, 4) : range(&x, 5, TW_MAX); break;
+        s->n = pct(&x, 85) ? range(&x, 3, 4) : range(&x, 5, TW_OLD); break;
     }
     if (pct(&x, 12))
         for (int i = 0; i < s->n; i++)
@@ -443,7 +639,14 @@ void shape_draw(uint64_t seed, struct t_shape *s)
     draw_coll(&y, s);
     uint64_t z = seed * 0xd6e8feb86659fd93ull + 0x9e3779b97f4a7c15ull;
     draw_shuffle(&z, s);
+    s->n0 = s->n;
+    uint64_t w = seed * 0xa0761d6478bd642full + 0xe7037ed1a0b428dbull;
+    if (more)
+        draw_more(&w, s);
 }
+
+void shape_draw(uint64_t seed, struct t_shape *s) { draw(seed, s, 1); }
+void shape_draw_old(uint64_t seed, struct t_shape *s) { draw(seed, s, 0); }
 
 static const char *const pat_names[P_N] = { "ping-pong", "both directions at once", "fan-in",
     "fan-out", "all-to-all", "ring", "fan-in, send then exit at once (catchout parent)",
@@ -454,7 +657,8 @@ static const char *const end_names[E_N] = { "ends normally", "sends then exits a
 
 static const char *const recv_names[R_N] = { "pvm_trecv(-1,-1)", "pvm_trecv(src,-1)",
     "pvm_trecv(src,tag)", "pvm_precv(src,%s)", "pvm_probe(-1,-1)+pvm_recv", "pvm_nrecv(src,-1) loop",
-    "mixed per message" };
+    "mixed per message", "pvm_trecv(-1,tag)", "pvm_precv(-1,tag)",
+    "pvm_trecv through a pvm_recvf matcher of (src,tag)", "pvm_probe(-1,tag)+pvm_bufinfo+pvm_recv" };
 const char *shape_recv_name(int r) { return r >= 0 && r < R_N ? recv_names[r] : "?"; }
 
 const char *shape_pattern_name(int p) { return p >= 0 && p < P_N ? pat_names[p] : "?"; }
@@ -482,6 +686,10 @@ void shape_describe(const struct t_shape *s, char *buf, size_t size)
         shape_pattern_name(s->pattern), s->n, (double)shape_bytes(s) / 1e6);
     if (s->catchout)
         ADD(", w0 catches output, children print %d bytes each", s->print_bytes);
+    if (s->crowd)
+        ADD(", a crowd: w%d..w%d added, every pair sends both ways", s->n0, s->n - 1);
+    if (s->jitter)
+        ADD(", %d message(s) a random distance from an internal size", s->jitter);
     ADD("\n");
     static const char *const ord[] = { "all sends first", "sends and polls in turn", "ping-pong" };
     for (int i = 0; i < s->n; i++) {
@@ -490,6 +698,13 @@ void shape_describe(const struct t_shape *s, char *buf, size_t size)
         ADD(shape_ending_name(t->ending), t->kill_after);
         ADD(", receives by ");
         ADD(shape_recv_name(t->recv), t->exact ? "tag" : "-1");
+        if (t->recv == R_RECVF)
+            ADD(t->fnbest ? ", ranking (returns 2), args -1,-1" : ", returns 1, args src,tag");
+        if (t->killed_by)
+            ADD(", pvm_kill'ed by w%d mid-stream", t->killed_by - 1);
+        for (int o = 0; o < t->nop; o++)
+            if (t->op[o].kind == 'K')
+                ADD(", pvm_kills w%d after op %d of %d", t->op[o].a, o, t->nop);
         if (t->shuffle)
             ADD(" in a shuffled tag order per staying sender");
         if (t->recv != R_ANY && t->order != O_PINGPONG) {
@@ -512,6 +727,9 @@ void shape_describe(const struct t_shape *s, char *buf, size_t size)
                 for (int j = 0; j < s->n; j++)
                     if (m->dst & (1u << j))
                         ADD(" w%d", j);
+                if (m->list)
+                    ADD(" (list%s%s)", m->list & M_SELF ? " +self" : "",
+                        m->list & M_DUP ? " +a repeat" : "");
             } else if (k == 4) {
                 ADD(", ...");
             }
@@ -535,7 +753,7 @@ void shape_describe(const struct t_shape *s, char *buf, size_t size)
         const struct t_round *r = &c->r[k];
         ADD(", %s", kn[r->kind]);
         if (r->kind == CO_BCAST) {
-            struct t_msg m = { 0, (uint32_t)r->count, H_SEND, r->enc, r->type };
+            struct t_msg m = { 0, (uint32_t)r->count, H_SEND, r->enc, r->type, 0 };
             ADD(" of %d B%s %s from instance %d", r->count, enc_name(&m), type_name(r->type), r->root);
         } else if (r->kind != CO_BARRIER) {
             if (r->kind == CO_REDUCE)

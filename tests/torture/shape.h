@@ -10,7 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TW_MAX 12          /* tasks in a scenario */
+#define TW_MAX 16          /* tasks in a scenario (a crowd: draw_more in shape.c) */
+#define TW_OLD 12          /* the bound before crowds: it seeds collective data (worker.c) */
 #define TM_MAX 1200        /* messages one task sends */
 
 enum t_pattern { P_PINGPONG, P_BIDIR, P_FANIN, P_FANOUT, P_ALLTOALL, P_RING,
@@ -32,7 +33,13 @@ enum t_recv { R_ANY,      /* pvm_trecv(-1, -1) */
               R_PROBE,    /* pvm_probe(-1, -1) loop, then pvm_recv(its source, its tag) */
               R_NRECV,    /* pvm_nrecv(sender, -1) loop */
               R_MIX,      /* one of the above per message (shape_recv_mode) */
+              /* from the fourth stream (draw_more), for tasks first drawn R_ANY */
+              R_ANYTAG,   /* pvm_trecv(-1, next tag): another sender's message of that tag may come */
+              R_PRECVANY, /* pvm_precv(-1, next tag) when no other sender uses the tag */
+              R_RECVF,    /* pvm_trecv through a pvm_recvf matcher taking (sender, next tag) */
+              R_PROBETAG, /* pvm_probe(-1, next tag), pvm_bufinfo checked, then pvm_recv */
               R_N };
+#define R_OLD R_ANYTAG     /* modes of the second stream */
 /* The collective phase's rounds (worker.c coll_phase). */
 enum t_coll { CO_BCAST, CO_REDUCE, CO_GATHER, CO_SCATTER, CO_BARRIER, CO_N };
 enum t_func { F_SUM, F_MAX, F_MIN };
@@ -42,11 +49,15 @@ struct t_msg {
     uint32_t dst;          /* bit mask of receivers (several only for H_MCAST) */
     uint32_t size;         /* bytes of data (elements x element size) */
     uint8_t how, enc, type;   /* enc: PvmDataDefault/Raw/InPlace */
+    uint8_t list;          /* H_MCAST: its tid list also holds the sender (M_SELF, which
+                              pvm_mcast must skip) or a receiver twice (M_DUP: once only) */
 };
+enum { M_SELF = 1, M_DUP = 2 };
 
 /* One op of a task's script. */
 struct t_op {
-    uint8_t kind;          /* 'S' send msg[a]; 'W' wait until b msgs from a; 'P' poll */
+    uint8_t kind;          /* 'S' send msg[a]; 'W' wait until b msgs from a; 'P' poll;
+                              'K' pvm_kill task a */
     int a, b;
 };
 
@@ -57,11 +68,13 @@ struct t_task {
     int nmsg;
     struct t_msg msg[TM_MAX];
     int nop;
-    struct t_op op[2 * TM_MAX + TW_MAX + 2];
+    struct t_op op[2 * TM_MAX + TW_MAX + 4];
     int recv;              /* enum t_recv; its 'W' ops in a drawn sender order */
     int exact;             /* R_PRECV: with the tag, not -1 */
     int shuffle;           /* R_EXACT or exact R_PRECV, all sends first: takes each staying
                               sender's messages by tag in a drawn order (shape_recv_order) */
+    int killed_by;         /* 1 + the task that pvm_kills this one mid-stream ('K'), or 0 */
+    int fnbest;            /* R_RECVF: the matcher ranks (returns 2, the library must scan on) */
 };
 
 /* A collective phase through the real pvmgs, before the scripts: the
@@ -80,6 +93,9 @@ struct t_collph {
 struct t_shape {
     uint64_t seed;
     int pattern, n;
+    int n0;                /* tasks before a crowd was added (FIND's older classes) */
+    int crowd;             /* tasks added, every pair of tasks sending both ways */
+    int jitter;            /* messages moved to a random size near an internal size */
     int catchout;          /* task 0 catches its children's output */
     int print_bytes;       /* ...and each child prints this much */
     struct t_task t[TW_MAX];
@@ -87,6 +103,9 @@ struct t_shape {
 };
 
 void shape_draw(uint64_t seed, struct t_shape *s);
+/* Without the fourth stream's draws (draw_more): what the seed meant before
+ * them, for FIND's older classes. */
+void shape_draw_old(uint64_t seed, struct t_shape *s);
 /* The shape in words, for failure reports. */
 void shape_describe(const struct t_shape *s, char *buf, size_t size);
 const char *shape_pattern_name(int p);

@@ -66,13 +66,19 @@ int torture_find(int argc, char **argv)
         }
         return 0;
     }
-    enum { C_STOCK = P_N * E_N, C_CATCH, C_MANY, C_BIG, C_RECV, C_COLL = C_RECV + R_N - 1,
-           C_COLLSTOCK = C_COLL + CO_N, C_SHUFFLE, C_N };
+    enum { C_STOCK = P_N * E_N, C_CATCH, C_MANY, C_BIG, C_RECV, C_COLL = C_RECV + R_OLD - 1,
+           C_COLLSTOCK = C_COLL + CO_N, C_SHUFFLE,
+           /* the fourth stream's (shape.c draw_more) */
+           C_RECV2, C_MCSELF = C_RECV2 + R_N - R_OLD, C_MCDUP, C_MCGONE, C_CROWD, C_PKILL, C_JITTER,
+           C_N };
     uint64_t found[C_N] = { 0 };
     int left = C_N;
+    static struct t_shape full;
     for (uint64_t seed = from; left && seed < from + 200000; seed++) {
-        shape_draw(seed, &s);
-        int c[TW_MAX + E_N + R_N + CO_N + 8], nc = 0;
+        /* the older classes on the shape without the fourth stream's draws,
+         * so the seeds found for them stay what they were */
+        shape_draw_old(seed, &s);
+        int c[TW_MAX * 2 + E_N + R_N + CO_N + 16], nc = 0;
         int anyend = 0;
         for (int i = 0; i < s.n; i++)
             if (s.t[i].ending != E_NORMAL) {
@@ -104,6 +110,37 @@ int torture_find(int argc, char **argv)
                 c[nc++] = C_SHUFFLE;
                 break;
             }
+        shape_draw(seed, &full);
+        int seen = 0;
+        for (int i = 0; i < full.n; i++) {
+            /* no polls, which take anything by pvm_nrecv(-1, -1) */
+            if (full.t[i].recv >= R_OLD && receives(&full, i) && full.t[i].order != O_INTERLEAVE)
+                c[nc++] = C_RECV2 + full.t[i].recv - R_OLD;
+            for (int o = 0; o < full.t[i].nop && o < 3; o++) {   /* early, at a busy one */
+                int v = full.t[i].op[o].a;
+                if (full.t[i].op[o].kind == 'K' && !shape_gone(&full, i) &&
+                    (full.t[v].nmsg >= 3 || receives(&full, v)))
+                    c[nc++] = C_PKILL;
+            }
+            for (int k = 0; k < full.t[i].nmsg; k++) {
+                const struct t_msg *m = &full.t[i].msg[k];
+                int gone = 0, stay = 0, f = 0;
+                for (int j = 0; j < full.n; j++)
+                    if (m->how == H_MCAST && (m->dst & (1u << j)))
+                        shape_gone(&full, j) ? gone++ : stay++;
+                if ((m->list & M_SELF) && full.t[i].ending == E_NORMAL && !(seen & 1))
+                    c[nc++] = C_MCSELF, f |= 1;
+                if ((m->list & M_DUP) && !(seen & 2))
+                    c[nc++] = C_MCDUP, f |= 2;
+                if (gone && stay && !(seen & 4))
+                    c[nc++] = C_MCGONE, f |= 4;
+                seen |= f;
+            }
+        }
+        if (full.crowd)
+            c[nc++] = C_CROWD;
+        if (full.jitter)
+            c[nc++] = C_JITTER;
         for (int j = 0; j < nc; j++)
             if (!found[c[j]]) {
                 found[c[j]] = seed;

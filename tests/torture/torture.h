@@ -12,6 +12,7 @@
 #define TAG_REPORT 12    /* a worker to the runner: how it went */
 #define TAG_EXIT 13      /* pvm_notify(PvmTaskExit) */
 #define TAG_GO 14        /* halt scenario: the runner tells the caller */
+#define TAG_SELF 15      /* a task to itself, after its multicasts that listed it */
 #define TAG_COLL 0x100   /* + the round of the collective phase */
 #define TAG_DATA 0x10000 /* + the message's index in its sender's list */
 

@@ -152,6 +152,9 @@ elif [ $check = 1 ]; then
     # Fan-in send-then-exit (pattern 6) on every transport; the floods
     # (pattern 7) seeds 1030 and 1047 hung shm (two-way 64 KiB streams).
     race=$("$AM" FIND 1 6 8 | tr '\n' ,)
+    # Seed 5 lost a multicast on every transport: a receiver that had
+    # gone stopped pvm_mcast before the others (tests/integration/mcastgone.c).
+    race="${race}5,"
     list_shm="$list_shm 1030 1047 $("$AM" FIND 1 7 8 | tr '\n' ' ')"
     fresh=${from:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
     echo "torture: fixed seeds:" $fixed
@@ -159,8 +162,8 @@ elif [ $check = 1 ]; then
     for t in ${transport:-shm tcp udp default off}; do
         eval "l=\$list_$t"
         run "$t" --seeds "$race$(echo $l | tr ' ' ,)"
-        run "$t" --from "$fresh" --count "${count:-45}"
-        fresh=$((fresh + ${count:-45}))
+        run "$t" --from "$fresh" --count "${count:-30}"
+        fresh=$((fresh + ${count:-30}))
     done
     for s in 1 2 3; do halt "$s"; done
     summary

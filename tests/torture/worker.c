@@ -3,8 +3,11 @@
  * seed, plays its own script (shape.h) and checks every message it gets
  * against the one its sender was to send: in order, exactly once, the
  * same data.  It receives by the shape's receive mode (any, fixed source,
- * exact tag, pvm_precv, probe or nrecv loops), and members of a
- * collective phase play it first (coll_phase).  Task 0 spawns the others
+ * exact tag, pvm_precv, probe or nrecv loops; any source by tag,
+ * pvm_precv(-1, tag), a pvm_recvf matcher, pvm_probe(-1, tag)), and
+ * members of a collective phase play it first (coll_phase).  It may
+ * pvm_kill another task mid-stream ('K'), and multicasts to lists that
+ * hold itself or a receiver twice (self_check).  Task 0 spawns the others
  * (and catches their output when the shape says so).  It tells the runner how it went (TAG_REPORT) and
  * exits; every wait is bounded (TORTURE_STALL seconds without a message).
  */
@@ -26,6 +29,11 @@
 static struct t_shape s;
 static int me, runner, tids[TW_MAX];
 static int nexp[TW_MAX], *exp_idx[TW_MAX], pos[TW_MAX], exited[TW_MAX];
+/* took[src][k]: src's message #k came; head[src]: the first of exp_idx[src]
+ * that did not (a receive by tag from any source may take a message of
+ * another sender before its turn) */
+static char *took[TW_MAX];
+static int head[TW_MAX];
 static double gone_at[TW_MAX];
 static int nsent, nrecvd, nfail;
 static char failtxt[2048];
@@ -94,17 +102,22 @@ static int unpack(const struct t_msg *m, void *buf)
     }
 }
 
-/* Is message #k the next one src was to send us?  If not, say why. */
-static int in_order(int src, int k)
+/* Is message #k one src was to send us and not yet came, and, for a
+ * receive that took src's messages by any tag (exact 0), the next one?
+ * If not, say why. */
+static int in_order(int src, int k, int exact)
 {
-    if (pos[src] < nexp[src] && exp_idx[src][pos[src]] == k)
+    int want = head[src] < nexp[src] ? exp_idx[src][head[src]] : -1;
+    int ours = k >= 0 && k < s.t[src].nmsg && (s.t[src].msg[k].dst & (1u << me));
+    if (ours && !took[src][k] && (exact || k == want)) {
+        took[src][k] = 1;
+        while (head[src] < nexp[src] && took[src][exp_idx[src][head[src]]])
+            head[src]++;
         return 1;
-    int want = pos[src] < nexp[src] ? exp_idx[src][pos[src]] : -1;
-    int seen = 0;
-    for (int j = 0; j < pos[src]; j++)
-        seen |= exp_idx[src][j] == k;
-    fail("from w%d: got message #%d, expected #%d (%s)", src, k, want,
-         seen ? "duplicate" : want < 0 ? "one more than sent" : "out of order or lost one");
+    }
+    fail("from w%d: got message #%d, expected #%d%s (%s)", src, k, want, exact ? " or a later one" : "",
+         !ours ? (k >= 0 && k < s.t[src].nmsg ? "not sent to us" : "one more than sent")
+         : took[src][k] ? "duplicate" : want < 0 ? "one more than sent" : "out of order or lost one");
     return 0;
 }
 
@@ -131,11 +144,12 @@ static void progress(int src)
     last_progress = now_s();
 }
 
-/* A data message from task src: the next one it was to send us? */
-static void on_data(int bufid, int src, int tag)
+/* A data message from task src: the next one it was to send us (exact:
+ * taken by its tag, so one of src's later ones may come first)? */
+static void on_data(int bufid, int src, int tag, int exact)
 {
     int k = tag - TAG_DATA;
-    if (!in_order(src, k))
+    if (!in_order(src, k, exact))
         return;
     const struct t_msg *m = &s.t[src].msg[k];
     int bytes = -1, t2, tid2;
@@ -179,7 +193,7 @@ static void on_exit_notice(void)
     }
 }
 
-static void dispatch(int bufid);
+static void dispatch(int bufid, int fsrc, int ftag);
 
 /* Receive and check one message, waiting at most `wait` s; 0 if none. */
 static int recv_one(double wait)
@@ -192,21 +206,25 @@ static int recv_one(double wait)
     }
     if (bufid == 0)
         return 0;
-    dispatch(bufid);
+    dispatch(bufid, -1, -1);
     return 1;
 }
 
-/* A message taken by any receive: data, an exit notice or a late ack. */
-static void dispatch(int bufid)
+/* A message taken by a receive for source fsrc and tag ftag (-1: any):
+ * data, an exit notice or a late ack. */
+static void dispatch(int bufid, int fsrc, int ftag)
 {
     int bytes, tag, tid;
     pvm_bufinfo(bufid, &bytes, &tag, &tid);
+    if ((fsrc != -1 && tid != fsrc) || (ftag != -1 && tag != ftag))
+        fail("a receive for t%x tag %d took a message from t%x, tag %d, %d bytes", fsrc, ftag, tid,
+             tag, bytes);
     if (tag == TAG_EXIT) {
         on_exit_notice();
     } else if (tag == TAG_TABLE && me == 0) {
         /* a late acknowledgement (spawn_others) */
     } else if (tag >= TAG_DATA && index_of(tid) >= 0) {
-        on_data(bufid, index_of(tid), tag);
+        on_data(bufid, index_of(tid), tag, ftag != -1);
         maybe_quit();
     } else {
         fail("unexpected message tag %d from t%x, %d bytes", tag, tid, bytes);
@@ -223,9 +241,10 @@ static void link_note(int src, char *buf, size_t size)
     buf[0] = '\0';
     if (!pvmam_stats || pvmam_stats(tids[src], &st) < 0)
         return;
-    snprintf(buf, size, "; pvmam: %llu over AM, %llu via the pvmd from it, link %s%s%s, "
-             "%llu drops", (unsigned long long)st.am_msgs_recv,
-             (unsigned long long)st.pvmd_msgs_recv, st.transport[0] ? st.transport : "none",
+    snprintf(buf, size, "; pvmam: %llu over AM, %llu via the pvmd from it (to it: %llu, %llu), "
+             "link %s%s%s, %llu drops", (unsigned long long)st.am_msgs_recv,
+             (unsigned long long)st.pvmd_msgs_recv, (unsigned long long)st.am_msgs_sent,
+             (unsigned long long)st.pvmd_msgs_sent, st.transport[0] ? st.transport : "none",
              st.peers_am ? " (AM)" : "", st.peers_opening ? " (still opening)" : "",
              (unsigned long long)st.drops);
 }
@@ -303,8 +322,9 @@ static void as_precv_sees(const struct t_msg *m, void *buf)
 
 /* pvm_precv of message k from src (tag k, or any tag), straight into our
  * array: for a short message libpvm3am takes it out of the shm ring
- * (pvmam/short.c). */
-static void recv_precv(int src, int k, int exact)
+ * (pvmam/short.c).  anysrc: pvm_precv(-1, tag k), when no other sender's
+ * message to us still to come has that tag. */
+static void recv_precv(int src, int k, int exact, int anysrc)
 {
     const struct t_msg *m = &s.t[src].msg[k];
     size_t sz = m->size ? m->size : 1;
@@ -316,15 +336,15 @@ static void recv_precv(int src, int k, int exact)
     memset(got, 0x5a, sz);
     int rtid = -1, rtag = -1, rlen = -1;
     if (sigsetjmp(wd_jmp, 1)) {
-        char note[200];
+        char note[256];
         link_note(src, note, sizeof note);
-        fail("stalled %.0f s in pvm_precv(w%d, %s) for its message #%d: got %d of its %d "
-             "messages (w%d %s)%s", stall, src, exact ? "tag" : "-1", k, pos[src], nexp[src], src,
-             exited[src] ? "has exited" : "still runs", note);
+        fail("stalled %.0f s in pvm_precv(%s, %s) for w%d's message #%d: got %d of its %d "
+             "messages (w%d %s)%s", stall, anysrc ? "-1" : "src", exact ? "tag" : "-1", src, k,
+             pos[src], nexp[src], src, exited[src] ? "has exited" : "still runs", note);
         finish();
     }
     wd_arm(stall);
-    int rc = pvm_precv(tids[src], exact ? TAG_DATA + k : -1, got, shape_count(m),
+    int rc = pvm_precv(anysrc ? -1 : tids[src], exact ? TAG_DATA + k : -1, got, shape_count(m),
                        pvm_type(m->type), &rtid, &rtag, &rlen);
     wd_disarm();
     if (rc < 0) {
@@ -333,7 +353,7 @@ static void recv_precv(int src, int k, int exact)
     }
     if (rtid != tids[src])
         fail("pvm_precv(w%d) returned source t%x, not t%x", src, rtid, tids[src]);
-    if (!in_order(src, rtag - TAG_DATA))
+    if (!in_order(src, rtag - TAG_DATA, exact))
         finish();   /* the data is another message's: nothing more to check */
     if (!length_ok(rlen, m->size))
         fail("from w%d: pvm_precv says message #%d is %d bytes, sent %u", src, k, rlen, m->size);
@@ -361,8 +381,15 @@ static int poll_recv(int tid, int tag, int probe, double wait)
     while (!(b = probe ? pvm_probe(-1, tag) : pvm_nrecv(tid, tag)) && now_s() < end)
         usleep(1000);
     if (b > 0 && probe) {
-        int bytes, ptag, ptid;
+        int bytes = -1, ptag = -1, ptid = -1, j, k;
         pvm_bufinfo(b, &bytes, &ptag, &ptid);
+        /* what the probe says of the buffer before it is received */
+        if (tag != -1 && ptag != tag)
+            fail("pvm_probe(-1, %d) saw a message with tag %d (t%x)", tag, ptag, ptid);
+        if (ptag >= TAG_DATA && (j = index_of(ptid)) >= 0 && j != me &&
+            (k = ptag - TAG_DATA) < s.t[j].nmsg && !length_ok(bytes, s.t[j].msg[k].size))
+            fail("pvm_bufinfo of a probed message: w%d's #%d is %d bytes, sent %u", j, k, bytes,
+                 s.t[j].msg[k].size);
         int b2 = pvm_recv(ptid, ptag);
         if (b2 != b)
             fail("pvm_probe(-1, %d) saw buffer %d (t%x tag %d), pvm_recv(t%x, %d) took %d",
@@ -370,6 +397,33 @@ static int poll_recv(int tid, int tag, int probe, double wait)
         b = b2;
     }
     return b;
+}
+
+/* The pvm_recvf matcher of R_RECVF: takes the message from (tid, tag), the
+ * receive's arguments; or, ranking (struct t_task fnbest), from mf_tid and
+ * mf_tag with the receive's arguments -1, returning 2 so that the library
+ * must look at the whole queue for a better one.  Everything else stays
+ * queued for later receives. */
+static int mf_tid, mf_tag;
+static int matcher(int mid, int tid, int tag)
+{
+    int bytes, mtag, mtid;
+    if (pvm_bufinfo(mid, &bytes, &mtag, &mtid) < 0)
+        return -1;
+    if (s.t[me].fnbest)
+        return mtid == mf_tid && mtag == mf_tag ? 2 : 0;
+    return mtid == tid && mtag == tag;
+}
+
+/* Is tag TAG_DATA + k, of src's message #k to us, one no other sender's
+ * message still to come to us has? */
+static int tag_unique(int src, int k)
+{
+    for (int j = 0; j < s.n; j++)
+        if (j != me && j != src && k < s.t[j].nmsg && (s.t[j].msg[k].dst & (1u << me)) &&
+            !took[j][k])
+            return 0;
+    return 1;
 }
 
 /* Receive one message while waiting for src, by the shape's receive mode
@@ -385,26 +439,40 @@ static void recv_from(int src, double wait)
     /* the pvmd's exit notices: a selective receive does not see them */
     while (pvm_nrecv(-1, TAG_EXIT) > 0)
         on_exit_notice();
-    int k = exp_idx[src][pos[src]], tid = tids[src], b;
+    int k = exp_idx[src][head[src]], tid = tids[src], b, tag = TAG_DATA + k, fsrc = -1, ftag = -1;
     /* a sender that may go away may never send it: not a blocking
      * pvm_precv then, but its tag with a timeout */
     if (mode == R_PRECV && !shape_gone(&s, src)) {
-        recv_precv(src, k, s.t[me].exact);
+        recv_precv(src, k, s.t[me].exact, 0);
+        return;
+    }
+    if (mode == R_PRECVANY && !shape_gone(&s, src) && tag_unique(src, k)) {
+        recv_precv(src, k, 1, 1);
         return;
     }
     struct timeval tv = { (long)wait, (long)((wait - (long)wait) * 1e6) };
     switch (mode) {
-    case R_SRC: b = pvm_trecv(tid, -1, &tv); break;
-    case R_EXACT: case R_PRECV: b = pvm_trecv(tid, TAG_DATA + k, &tv); break;
-    case R_NRECV: b = poll_recv(tid, -1, 0, wait); break;
+    case R_SRC: b = pvm_trecv(fsrc = tid, -1, &tv); break;
+    case R_EXACT: case R_PRECV: b = pvm_trecv(fsrc = tid, ftag = tag, &tv); break;
+    case R_NRECV: b = poll_recv(fsrc = tid, -1, 0, wait); break;
+    case R_ANYTAG: case R_PRECVANY: b = pvm_trecv(-1, ftag = tag, &tv); break;
+    case R_PROBETAG: b = poll_recv(-1, ftag = tag, 1, wait); break;
+    case R_RECVF: {
+        mf_tid = fsrc = tid;
+        mf_tag = ftag = tag;
+        int (*old)(int, int, int) = (int (*)(int, int, int))(void (*)(void))pvm_recvf(matcher);
+        b = s.t[me].fnbest ? pvm_trecv(-1, -1, &tv) : pvm_trecv(tid, tag, &tv);
+        pvm_recvf(old);
+        break;
+    }
     default: b = poll_recv(-1, -1, 1, wait); break;
     }
     if (b < 0) {
-        fail("receiving from w%d (mode %d): %d", src, mode, b);
+        fail("receiving from w%d (%s): %d", src, shape_recv_name(mode), b);
         finish();
     }
     if (b > 0)
-        dispatch(b);
+        dispatch(b, fsrc, ftag);
 }
 
 /* Until `cnt` messages came from src, or src went away by design. */
@@ -415,7 +483,7 @@ static void wait_for(int src, int cnt)
         if (exited[src] && shape_gone(&s, src) && t - gone_at[src] > GRACE)
             return;
         if (t - last_progress > stall) {
-            char note[200];
+            char note[256];
             link_note(src, note, sizeof note);
             fail("stalled %.0f s waiting for w%d: got %d of its %d messages (w%d %s)%s", stall,
                  src, pos[src], cnt, src, exited[src] ? "has exited" : "still runs", note);
@@ -433,6 +501,27 @@ static void drain(void)
         ;
 }
 
+/* pvm_mcast(3PVM): "The message is not sent to the caller even if listed".
+ * A task that listed itself sends itself a marker at the end: what the
+ * pvmd brings it from itself comes in order, so a copy of its own
+ * multicast would be queued by the time the marker is. */
+static void self_check(void)
+{
+    int any = 0, b;
+    for (int k = 0; k < s.t[me].nmsg; k++)
+        any |= s.t[me].msg[k].how == H_MCAST && (s.t[me].msg[k].list & M_SELF);
+    if (!any)
+        return;
+    struct timeval tv = { (long)stall, 0 };
+    pvm_initsend(PvmDataDefault);
+    if ((b = pvm_send(tids[me], TAG_SELF)) < 0 || (b = pvm_trecv(tids[me], TAG_SELF, &tv)) <= 0) {
+        fail("a marker to itself (after its multicasts that listed it): %d", b);
+        return;
+    }
+    while ((b = pvm_nrecv(tids[me], -1)) > 0)
+        dispatch(b, tids[me], -1);   /* one of its own: "not sent to us" */
+}
+
 static void send_msg(int k)
 {
     const struct t_msg *m = &s.t[me].msg[k];
@@ -443,15 +532,25 @@ static void send_msg(int k)
         return;
     }
     shape_fill(s.seed, me, k, m, buf);
-    int dl[TW_MAX], nd = 0, anystay = 0, rc;
+    int dl[TW_MAX + 2], nd = 0, anystay = 0, rc;
     for (int j = 0; j < s.n; j++)
         if (m->dst & (1u << j)) {
             dl[nd++] = tids[j];
             anystay |= !shape_gone(&s, j);
         }
+    /* pvm_mcast(3PVM): not sent to the caller even if listed; and each
+     * receiver once (stock's pvmd sorts the list and drops repeats) */
+    int first = dl[0];
+    if (m->list & M_SELF) {   /* in the middle of the list */
+        dl[nd] = dl[nd / 2];
+        dl[nd / 2] = tids[me];
+        nd++;
+    }
+    if (m->list & M_DUP)
+        dl[nd++] = first;
     int n = shape_count(m), tag = TAG_DATA + k;
     if (m->how == H_PSEND) {
-        rc = pvm_psend(dl[0], tag, buf, n, pvm_type(m->type));
+        rc = pvm_psend(first, tag, buf, n, pvm_type(m->type));
     } else {
         pvm_initsend(m->enc);
         rc = m->type == T_BYTE ? pvm_pkbyte(buf, n, 1)
@@ -459,16 +558,20 @@ static void send_msg(int k)
         if (rc < 0)
             fail("packing message #%d (%u B): %d", k, m->size, rc);
         else
-            rc = m->how == H_MCAST ? pvm_mcast(dl, nd, tag) : pvm_send(dl[0], tag);
+            rc = m->how == H_MCAST ? pvm_mcast(dl, nd, tag) : pvm_send(first, tag);
     }
     /* Once pvm_send has returned the data is ours again (PvmDataInPlace
      * included): scribble on it, a library still reading it sends garbage. */
     memset(buf, 0xa5, sz);
     free(buf);
     if (rc < 0 && anystay)
-        fail("sending message #%d (%u B) to t%x: %d", k, m->size, dl[0], rc);
-    if (rc >= 0)
+        fail("sending message #%d (%u B) to t%x: %d", k, m->size, first, rc);
+    if (rc >= 0) {
         nsent++;
+        /* a stall is a receive that waits: a flood's sends under load may
+         * take longer than the stall time before the first receive */
+        last_progress = now_s();
+    }
     if (s.t[me].ending == E_KILL && nsent == s.t[me].kill_after)
         raise(SIGKILL);
 }
@@ -504,7 +607,7 @@ static void coll_check(const char *what, int r, const void *got, const void *wan
 static int coll_bcast(int r, int inst)
 {
     const struct t_round *rd = &s.coll.r[r];
-    struct t_msg m = { 0, (uint32_t)rd->count, H_SEND, rd->enc, rd->type };
+    struct t_msg m = { 0, (uint32_t)rd->count, H_SEND, rd->enc, rd->type, 0 };
     size_t sz = m.size ? m.size : 1;
     char *buf = malloc(sz), *want = malloc(sz);
     int rc = 0, n = shape_count(&m), tag = TAG_COLL + r;
@@ -512,7 +615,7 @@ static int coll_bcast(int r, int inst)
         fail("out of memory");
         finish();
     }
-    shape_fill(s.seed, TW_MAX + r, 0, &m, want);
+    shape_fill(s.seed, TW_OLD + r, 0, &m, want);
     if (inst == rd->root) {
         pvm_initsend(m.enc);
         rc = m.type == T_BYTE ? pvm_pkbyte(want, n, 1)
@@ -528,17 +631,17 @@ static int coll_bcast(int r, int inst)
         goto out;
     }
     memset(buf, 0x5a, sz);
-    int mode = shape_recv_mode(&s, me, TW_MAX, r), bytes = -1, b;
-    if (mode == R_PRECV) {
+    int mode = shape_recv_mode(&s, me, TW_OLD, r), bytes = -1, b;
+    if (mode == R_PRECV || mode == R_PRECVANY) {
         int rtid = -1, rtag = -1;
-        rc = pvm_precv(rt, tag, buf, n, pvm_type(m.type), &rtid, &rtag, &bytes);
+        rc = pvm_precv(mode == R_PRECV ? rt : -1, tag, buf, n, pvm_type(m.type), &rtid, &rtag, &bytes);
         if (rc >= 0 && (rtid != rt || rtag != tag))
             fail("collective round %d: pvm_precv(t%x, %d) returned t%x tag %d", r, rt, tag, rtid, rtag);
         as_precv_sees(&m, want);
     } else {
-        b = mode == R_ANY ? pvm_recv(-1, tag)
+        b = mode == R_ANY || mode == R_ANYTAG ? pvm_recv(-1, tag)
           : mode == R_NRECV ? poll_recv(rt, tag, 0, 2 * stall)
-          : mode == R_PROBE ? poll_recv(-1, tag, 1, 2 * stall) : pvm_recv(rt, tag);
+          : mode == R_PROBE || mode == R_PROBETAG ? poll_recv(-1, tag, 1, 2 * stall) : pvm_recv(rt, tag);
         if (b <= 0) {
             rc = b ? b : PvmNoData;
             goto out;
@@ -614,10 +717,10 @@ static int coll_data(int r, int inst, int nm)
     } else {   /* CO_SCATTER: slice i for instance i */
         if (inst == rd->root)
             for (int i = 0; i < nm; i++)
-                coll_fill(r, TW_MAX + i, type, mine + (size_t)i * one, n);
+                coll_fill(r, TW_OLD + i, type, mine + (size_t)i * one, n);
         rc = pvm_scatter(got, mine, n, pt, TAG_COLL + r, group, rd->root);
         if (rc >= 0) {
-            coll_fill(r, TW_MAX + inst, type, want, n);
+            coll_fill(r, TW_OLD + inst, type, want, n);
             coll_check("pvm_scatter's slice", r, got, want, one);
         }
     }
@@ -823,6 +926,7 @@ int torture_worker(int argc, char **argv)
         nexp[i] = i == me ? 0 : shape_expected(&s, i, me, NULL);
         exp_idx[i] = calloc((size_t)nexp[i] + 1, sizeof(int));
         shape_expected(&s, i, me, exp_idx[i]);
+        took[i] = calloc((size_t)s.t[i].nmsg + 1, 1);
         if (i != me)
             shape_recv_order(&s, me, i, exp_idx[i], nexp[i]);
         if (i != me)
@@ -849,6 +953,8 @@ int torture_worker(int argc, char **argv)
         }
         if (op->kind == 'S')
             send_msg(op->a);
+        else if (op->kind == 'K')
+            pvm_kill(tids[op->a]);   /* mid-stream; it may be gone already */
         else if (op->kind == 'W')
             wait_for(op->a, op->b);
         else
@@ -861,6 +967,7 @@ int torture_worker(int argc, char **argv)
         return 0;
     }
     drain();
+    self_check();
     finish();
     return 0;
 }
