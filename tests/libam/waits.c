@@ -100,6 +100,51 @@ START_TEST(shm_768k_to_a_stopped_receiver_goes_on)
 }
 END_TEST
 
+/* The link's first AM, bigger than the ring, to a receiver that is
+ * stopped before it has mapped the segment (it is mapped on first use,
+ * libam/shm/segment.c amx_shm_map) and stays stopped for five times
+ * connect_timeout_ms: the sender waits for room as long as the receiver
+ * lives, and the AM arrives once it runs again.  A slow peer is not a
+ * dead one (tests/torture seed 971000557 at load 25). */
+START_TEST(shm_first_big_send_to_a_stopped_receiver_waits)
+{
+    struct peer p;
+    struct am_config c = small_cfg();
+    c.connect_timeout_ms = 200;
+    c.max_payload = (size_t)4 << 20;   /* more than the ring holds */
+    am_interface_t *ifc = start_pair(&p, c);
+    size_t len = (size_t)2 << 20;
+    ck_assert_uint_ge(am_max_payload(ifc), len);
+    unsigned char *buf = malloc(len);
+    ck_assert_ptr_nonnull(buf);
+    for (size_t j = 0; j < len; j++)
+        buf[j] = (unsigned char)(j * 7 + 1);
+    stopped = p.pid;
+    struct sigaction sa = { .sa_handler = cont_child }, old;
+    sigemptyset(&sa.sa_mask);
+    ck_assert_int_eq(sigaction(SIGALRM, &sa, &old), 0);
+    ck_assert_int_eq(kill(p.pid, SIGSTOP), 0);
+    alarm(1);
+    uint64_t t0 = test_now_ms();
+    int rc = sink_one(ifc, buf, 0, len);
+    uint64_t took = test_now_ms() - t0;
+    alarm(0);
+    kill(p.pid, SIGCONT);
+    sigaction(SIGALRM, &old, NULL);
+    fprintf(stderr, "waits (shm): a first 2 MiB send to a stopped receiver: %d after %llu ms\n",
+            rc, (unsigned long long)took);
+    ck_assert_int_eq(rc, AM_OK);
+    ck_assert_int_eq(sink_one(ifc, buf, 1, 64), AM_OK);
+    WAIT_WHILE(ifc, WAIT_SECS, am_outstanding(ifc));
+    uint64_t res[NRES];
+    stop_pair(&p, res);
+    ck_assert_uint_eq(res[7], 2);   /* both arrived, */
+    ck_assert_uint_eq(res[8], 0);   /* whole and in order */
+    free(buf);
+    am_shutdown(ifc);
+}
+END_TEST
+
 /* An echo of len bytes (fixture.c, on_echo), lent: we do not wait for
  * the peer's copy here, so nothing is polled on the way. */
 static void echo_lent(am_interface_t *ifc, am_endpoint_t *ep, unsigned char *buf,
@@ -212,6 +257,7 @@ void waits_tests(TCase *tc)
         return;
     tcase_add_test(tc, shm_256k_to_a_stopped_receiver_goes_on);
     tcase_add_test(tc, shm_768k_to_a_stopped_receiver_goes_on);
+    tcase_add_test(tc, shm_first_big_send_to_a_stopped_receiver_waits);
     tcase_add_test(tc, shm_hold_big_leaves_others_big_ams);
     tcase_add_test(tc, shm_small_requests_wake_a_sleeping_receiver);
 }
