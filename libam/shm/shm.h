@@ -37,8 +37,6 @@ struct shm {
     unsigned polls;
     int armed;                   /* am_event_fd marked the rings: am_poll unmarks */
     int no_cma;                  /* LIBAM_SHM_NO_CMA: never read peers' memory */
-    size_t cma_from;             /* payloads from this size go by descriptor (copy.c,
-                                    CMA_FROM; LIBAM_SHM_CMA_FROM overrides it) */
     int help_knob;               /* test knobs: LIBAM_SHM_NO_HELP (1): never write a
                                     consumer's part; LIBAM_SHM_HELP_FAILS (2): claim it
                                     and say the write failed (copy.c, help_write) */
@@ -48,6 +46,8 @@ struct shm {
     mode_t efd_mode;
     uint64_t salt_base;          /* segments' salts (segment.c, next_salt) */
     uid_t euid;                  /* peers must run under it (segment.c, peer_pid) */
+    size_t cma_from;             /* payloads from this size go by descriptor (copy.c,
+                                    CMA_FROM; LIBAM_SHM_CMA_FROM overrides it) */
 };
 
 struct blob { struct blob *next; size_t len; char data[]; };
