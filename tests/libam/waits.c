@@ -31,6 +31,48 @@ static void cont_child(int sig)
     kill(stopped, SIGCONT);
 }
 
+/* len bytes of a pattern, for sink_one. */
+static unsigned char *pattern(size_t len)
+{
+    unsigned char *buf = malloc(len);
+    ck_assert_ptr_nonnull(buf);
+    for (size_t j = 0; j < len; j++)
+        buf[j] = (unsigned char)(j * 7 + 1);
+    return buf;
+}
+
+/* sink_one of request i to the peer pid, stopped meanwhile and let go by
+ * an alarm after secs s; *took: how long the send took (ms). */
+static int sink_to_stopped(am_interface_t *ifc, pid_t pid, unsigned char *buf, uint32_t i,
+                           size_t len, unsigned secs, uint64_t *took)
+{
+    stopped = pid;
+    struct sigaction sa = { .sa_handler = cont_child }, old;
+    sigemptyset(&sa.sa_mask);
+    ck_assert_int_eq(sigaction(SIGALRM, &sa, &old), 0);
+    ck_assert_int_eq(kill(pid, SIGSTOP), 0);
+    alarm(secs);
+    uint64_t t0 = test_now_ms();
+    int rc = sink_one(ifc, buf, i, len);
+    *took = test_now_ms() - t0;
+    alarm(0);
+    kill(pid, SIGCONT);
+    sigaction(SIGALRM, &old, NULL);
+    return rc;
+}
+
+/* Both sink requests arrived, whole and in order; the pair ends. */
+static void end_two_sunk(struct peer *p, am_interface_t *ifc, unsigned char *buf)
+{
+    WAIT_WHILE(ifc, WAIT_SECS, am_outstanding(ifc));
+    uint64_t res[NRES];
+    stop_pair(p, res);
+    ck_assert_uint_eq(res[7], 2);   /* both arrived, */
+    ck_assert_uint_eq(res[8], 0);   /* whole and in order */
+    free(buf);
+    am_shutdown(ifc);
+}
+
 /* A message of len bytes to a stopped receiver: sent into the ring, so
  * the send returns at once.  The receiver is let go after 3 s (an alarm),
  * so a send that waits for it takes 3 s.  How long it took. */
@@ -39,34 +81,14 @@ static uint64_t send_to_stopped(size_t len)
     struct peer p;
     am_interface_t *ifc = start_pair(&p, small_cfg());
     ck_assert_uint_ge(am_max_payload(ifc), len);
-    unsigned char *buf = malloc(len);
-    ck_assert_ptr_nonnull(buf);
-    for (size_t j = 0; j < len; j++)
-        buf[j] = (unsigned char)(j * 7 + 1);
+    unsigned char *buf = pattern(len);
     ck_assert_int_eq(sink_one(ifc, buf, 0, 64), AM_OK);   /* the link is up */
     WAIT_WHILE(ifc, WAIT_SECS, am_outstanding(ifc));
-    stopped = p.pid;
-    struct sigaction sa = { .sa_handler = cont_child }, old;
-    sigemptyset(&sa.sa_mask);
-    ck_assert_int_eq(sigaction(SIGALRM, &sa, &old), 0);
-    ck_assert_int_eq(kill(p.pid, SIGSTOP), 0);
-    alarm(3);
-    uint64_t t0 = test_now_ms();
-    int rc = sink_one(ifc, buf, 1, len);
-    uint64_t took = test_now_ms() - t0;
-    alarm(0);
-    kill(p.pid, SIGCONT);
-    sigaction(SIGALRM, &old, NULL);
-    ck_assert_int_eq(rc, AM_OK);
-    WAIT_WHILE(ifc, WAIT_SECS, am_outstanding(ifc));
-    uint64_t res[NRES];
-    stop_pair(&p, res);
+    uint64_t took;
+    ck_assert_int_eq(sink_to_stopped(ifc, p.pid, buf, 1, len, 3, &took), AM_OK);
     fprintf(stderr, "waits (shm): a %zu KiB send to a stopped receiver took %llu ms\n",
             len >> 10, (unsigned long long)took);
-    ck_assert_uint_eq(res[7], 2);   /* both arrived, */
-    ck_assert_uint_eq(res[8], 0);   /* whole and in order */
-    free(buf);
-    am_shutdown(ifc);
+    end_two_sunk(&p, ifc, buf);
     return took;
 }
 
@@ -115,33 +137,14 @@ START_TEST(shm_first_big_send_to_a_stopped_receiver_waits)
     am_interface_t *ifc = start_pair(&p, c);
     size_t len = (size_t)2 << 20;
     ck_assert_uint_ge(am_max_payload(ifc), len);
-    unsigned char *buf = malloc(len);
-    ck_assert_ptr_nonnull(buf);
-    for (size_t j = 0; j < len; j++)
-        buf[j] = (unsigned char)(j * 7 + 1);
-    stopped = p.pid;
-    struct sigaction sa = { .sa_handler = cont_child }, old;
-    sigemptyset(&sa.sa_mask);
-    ck_assert_int_eq(sigaction(SIGALRM, &sa, &old), 0);
-    ck_assert_int_eq(kill(p.pid, SIGSTOP), 0);
-    alarm(1);
-    uint64_t t0 = test_now_ms();
-    int rc = sink_one(ifc, buf, 0, len);
-    uint64_t took = test_now_ms() - t0;
-    alarm(0);
-    kill(p.pid, SIGCONT);
-    sigaction(SIGALRM, &old, NULL);
+    unsigned char *buf = pattern(len);
+    uint64_t took;
+    int rc = sink_to_stopped(ifc, p.pid, buf, 0, len, 1, &took);
     fprintf(stderr, "waits (shm): a first 2 MiB send to a stopped receiver: %d after %llu ms\n",
             rc, (unsigned long long)took);
     ck_assert_int_eq(rc, AM_OK);
     ck_assert_int_eq(sink_one(ifc, buf, 1, 64), AM_OK);
-    WAIT_WHILE(ifc, WAIT_SECS, am_outstanding(ifc));
-    uint64_t res[NRES];
-    stop_pair(&p, res);
-    ck_assert_uint_eq(res[7], 2);   /* both arrived, */
-    ck_assert_uint_eq(res[8], 0);   /* whole and in order */
-    free(buf);
-    am_shutdown(ifc);
+    end_two_sunk(&p, ifc, buf);
 }
 END_TEST
 

@@ -294,6 +294,21 @@ static void draw_scripts(uint64_t *x, struct t_shape *s)
     }
 }
 
+/* The order in which t waits for its senders: its trailing waits (W ops)
+ * in a random order (Fisher-Yates). */
+static void shuffle_waits(uint64_t *x, struct t_task *t)
+{
+    int w = t->nop;
+    while (w > 0 && t->op[w - 1].kind == 'W')
+        w--;
+    for (int k = t->nop - 1; k > w; k--) {
+        int j = w + below(x, k - w + 1);
+        struct t_op o = t->op[k];
+        t->op[k] = t->op[j];
+        t->op[j] = o;
+    }
+}
+
 /* Each task's receive mode, and the order in which it waits for its
  * senders (for a selective receive, the others' messages queue up
  * meanwhile and matching must skip them). */
@@ -307,15 +322,7 @@ static void draw_recv(uint64_t *x, struct t_shape *s)
         t->exact = pct(x, 50);
         if (t->recv == R_ANY || t->order == O_PINGPONG)
             continue;
-        int w = t->nop;
-        while (w > 0 && t->op[w - 1].kind == 'W')
-            w--;
-        for (int k = t->nop - 1; k > w; k--) {
-            int j = w + below(x, k - w + 1);
-            struct t_op o = t->op[k];
-            t->op[k] = t->op[j];
-            t->op[j] = o;
-        }
+        shuffle_waits(x, t);
     }
 }
 
@@ -557,15 +564,7 @@ static void draw_recv2(uint64_t *x, struct t_shape *s)
         t->fnbest = pct(x, 50);
         if (t->order == O_PINGPONG)
             continue;
-        int w = t->nop;
-        while (w > 0 && t->op[w - 1].kind == 'W')
-            w--;
-        for (int k = t->nop - 1; k > w; k--) {
-            int j = w + below(x, k - w + 1);
-            struct t_op o = t->op[k];
-            t->op[k] = t->op[j];
-            t->op[j] = o;
-        }
+        shuffle_waits(x, t);
         t->shuffle = t->order == O_SENDFIRST && pct(x, 40);
     }
 }
