@@ -42,6 +42,7 @@ struct tcp_ep {
     int land_discard;              /* the place went away: read into rx, drop */
     struct amx_hdr land_h;         /* its header, len = the head only */
     char land_head[AM_PLACE_HEAD_MAX];
+    int head_first;                /* the last AM placed was over a chunk: read the next one's head alone */
     char *outq;                    /* replies queued during a write or a handler */
     size_t outq_len, outq_cap;
 };
@@ -240,7 +241,9 @@ static int flush_out(am_interface_t *ifc, am_endpoint_t *ep);
  * which between namespace hosts runs on the sending CPU (veth, bridge,
  * netfilter): half the ACKs of a 64 KiB stream came that way (raw TCP's
  * receiver: 1 in 77), and am-tcp streamed 8-11% slower than with the copy
- * (docs/performance.md, 2026-11-28, "the receiver's head read"). */
+ * (docs/performance.md, 2026-11-28, "the receiver's head read").  After a
+ * placed AM bigger than a chunk the head is still read alone (head_first):
+ * there a chunk's copy would be paid for one ACK in many. */
 #define RX_CHUNK (((size_t)64 << 10) + 2 * RX_HEAD)
 
 /* Go on reading a placed request's payload into its place; deliver it when
@@ -311,6 +314,7 @@ static int try_place(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hd
     te->land_total = body;
     te->land_dst = dst + (have - hl);
     te->land_left = body - (have - hl);
+    te->head_first = AMX_HDR + (size_t)h->len > RX_CHUNK;
     return 1;
 }
 
@@ -334,6 +338,7 @@ static int parse_rx(am_interface_t *ifc, am_endpoint_t *ep, int *handled)
                 off = te->rx_got;
             break;
         }
+        te->head_first = 0;   /* one that came whole: so will the next */
         te->dispatching++;   /* the handler reads rx: nothing may read into it */
         *handled += amx_input(ifc, ep, &h, te->rx + off + AMX_HDR);
         te->dispatching--;
@@ -373,6 +378,8 @@ static int read_in(am_interface_t *ifc, am_endpoint_t *ep)
         size_t room = te->rx_cap - te->rx_got;
         if (room > RX_CHUNK)
             room = RX_CHUNK;
+        if (te->head_first && te->rx_got < RX_HEAD)
+            room = RX_HEAD - te->rx_got;
         /* recv, not read: the socket call skips the file layer's checks */
         ssize_t r = recv(te->fd, te->rx + te->rx_got, room, MSG_DONTWAIT);
         if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
