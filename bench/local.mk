@@ -70,7 +70,7 @@ bench_mpbench_mpbench_am_LDFLAGS = -no-install
 bench_mpbench_rawbench_SOURCES = bench/mpbench/rawbench.c $(MPBENCH_COMMON)
 bench_mpbench_rawbench_LDADD = -lm
 EXTRA_DIST += bench/mpbench/run.sh bench/mpbench/report.sh bench/mpbench/plot.sh \
-	bench/mpbench/headline.sh
+	bench/mpbench/headline.sh bench/mpbench/builds.sh
 
 # The same benchmark against MPI, built only where configure found mpicc:
 # mpicc's flags, taken from the wrapper itself, so no other object changes.

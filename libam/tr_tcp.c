@@ -42,7 +42,7 @@ struct tcp_ep {
     int land_discard;              /* the place went away: read into rx, drop */
     struct amx_hdr land_h;         /* its header, len = the head only */
     char land_head[AM_PLACE_HEAD_MAX];
-    int head_first;                /* the last AM was placed: read the next one's head alone */
+    int head_first;                /* the last AM placed was over a chunk: read the next one's head alone */
     char *outq;                    /* replies queued during a write or a handler */
     size_t outq_len, outq_cap;
 };
@@ -227,17 +227,24 @@ static int tcp_accept(am_interface_t *ifc, am_endpoint_t *ep)
 
 static int flush_out(am_interface_t *ifc, am_endpoint_t *ep);
 
-/* Reads take at most this much at a time while no AM is being placed, so
- * a big AM that a placer wants is mostly read straight into place. */
-#define RX_CHUNK ((size_t)64 << 10)
-/* After an AM that went to a placer, the next read takes only a header and
- * a placer's head: big AMs come in streams, and the next one's payload
- * then goes from the socket straight into its place.  A 64 KiB chunk read
- * into rx instead had to be copied there (try_place), a second pass over
- * up to 64 KiB per AM that raw TCP does not make (a 64 KiB pvm_psend, one
- * AM a little over 64 KiB, was all copied, and took a second read for the
- * rest).  Small AMs turn this off again: no extra read on the latency path. */
+/* A header and a placer's head: what the read that ends a placed body
+ * takes of the next AM (land_more). */
 #define RX_HEAD (AMX_HDR + AM_PLACE_HEAD_MAX)
+/* Reads take at most this much at a time while no AM is being placed, so
+ * a big AM that a placer wants is mostly read straight into place: 64 KiB
+ * and two heads, so that an AM of 64 KiB (a 64 KiB pvm_psend is one AM of
+ * 64 KiB + 32) comes whole in one read with the next AM's head, and is
+ * copied from rx to its place.  Not its head alone first with the body
+ * read into place after it: that read acknowledged the data while the body
+ * was still queued, advertising a window smaller by the body, and the next
+ * AM's arrival then made the kernel acknowledge at once, in its input path,
+ * which between namespace hosts runs on the sending CPU (veth, bridge,
+ * netfilter): half the ACKs of a 64 KiB stream came that way (raw TCP's
+ * receiver: 1 in 77), and am-tcp streamed 8-11% slower than with the copy
+ * (docs/performance.md, 2026-11-28, "the receiver's head read").  After a
+ * placed AM bigger than a chunk the head is still read alone (head_first):
+ * there a chunk's copy would be paid for one ACK in many. */
+#define RX_CHUNK (((size_t)64 << 10) + 2 * RX_HEAD)
 
 /* Go on reading a placed request's payload into its place; deliver it when
  * complete.  Returns messages handled, 0 while more is to come (or the
@@ -307,7 +314,7 @@ static int try_place(am_interface_t *ifc, am_endpoint_t *ep, const struct amx_hd
     te->land_total = body;
     te->land_dst = dst + (have - hl);
     te->land_left = body - (have - hl);
-    te->head_first = 1;
+    te->head_first = AMX_HDR + (size_t)h->len > RX_CHUNK;
     return 1;
 }
 
@@ -331,8 +338,7 @@ static int parse_rx(am_interface_t *ifc, am_endpoint_t *ep, int *handled)
                 off = te->rx_got;
             break;
         }
-        if (h.len < AM_PLACE_MIN)   /* small ones again: whole chunks */
-            te->head_first = 0;
+        te->head_first = 0;   /* one that came whole: so will the next */
         te->dispatching++;   /* the handler reads rx: nothing may read into it */
         *handled += amx_input(ifc, ep, &h, te->rx + off + AMX_HDR);
         te->dispatching--;
