@@ -266,7 +266,11 @@ static int peer_event(am_interface_t *ifc, am_endpoint_t *ep, int pidfd)
     int handled = 0;
     for (int i = 0; i < 1024 && e->base && !ep->dead && ring_pending(&e->rx); i++)
         handled += read_ring(ifc, ep);
-    amx_declare_dead(ifc, ep);
+    /* what failed first noted its own reason (amx_shm_handshake, _notes) */
+    if (pidfd)
+        amx_declare_dead(ifc, ep, AM_DEATH_EXITED, 0, "the peer's process ended (pidfd)");
+    else
+        amx_declare_dead(ifc, ep, AM_DEATH_CLOSED, 0, "the peer's socket ended");
     return handled;
 }
 
@@ -494,6 +498,7 @@ static int wait_out(am_interface_t *ifc, am_endpoint_t *ep, int what, uint64_t n
             amx_shm_help_write(ifc, ep, need);
         int r = ep->dead ? 0 : ready(e, what, need);
         if (r < 0) {
+            amx_dead_note(ep, AM_DEATH_CORRUPT, 0, "the peer's ring tail makes no sense");
             amx_shm_corrupt(ifc, ep);
             return AM_ERR_DEAD;
         }
@@ -736,7 +741,8 @@ static void send_queued(am_interface_t *ifc, am_endpoint_t *ep)
     struct shm_ep *e = ep->tp;
     e->sending = 1;
     if (send_done(ifc, ep, AM_OK) < 0 && !ep->dead)
-        amx_declare_dead(ifc, ep);   /* the stream would lose a reply */
+        amx_declare_dead(ifc, ep, AM_DEATH_SYS, 0,   /* the stream would lose a reply */
+                         "sending queued replies failed");
 }
 
 /* The wait rule (docs/architecture.md, "Waits"): a send made while a
@@ -759,7 +765,7 @@ static int shm_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
     if (ep->dead || e->fd < 0)
         return AM_ERR_DEAD;
     if (!e->base && amx_shm_map(ifc, ep, 1) < 0) {   /* the link's first send */
-        amx_declare_dead(ifc, ep);
+        amx_declare_dead(ifc, ep, AM_DEATH_SYS, 0, "mapping the segment failed");
         return AM_ERR_DEAD;
     }
     if (e->sending || (e->rx_depth && (e->outq || !starts_now(ifc, e, iov, n))))
