@@ -73,7 +73,8 @@ int pvmam_stats(int tid, struct pvmam_stats *out);
 /* Why the AM link to tid ended, in words ("shm: the peer's process ended
  * (pidfd)", "tcp: the peer closed the connection (read returned 0)", "the
  * pvmd said the task exited"), or NULL while it did not (no link, or
- * open).  Sends to it fail with PvmNoTask from then on; PVMAM_VERBOSE=1
+ * open).  Sends to it fail with PvmNoTask from then on (and while its
+ * link closes after the pvmd said it exited, the text says so); PVMAM_VERBOSE=1
  * logs the same text when the link ends. */
 const char *pvmam_dead_reason(int tid);
 
