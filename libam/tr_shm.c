@@ -171,7 +171,7 @@ static inline void rx_end(am_interface_t *ifc, am_endpoint_t *ep)
 static int held(am_interface_t *ifc, am_endpoint_t *ep)
 {
     struct shm_ep *e = ep->tp;
-    if (ifc->hold_ep && ifc->hold_ep != ep) {
+    if (ifc->hold_ep && ifc->hold_ep != ep && !e->gone) {
         uint64_t now = amx_now_us() + 1;   /* + 1: never 0, "not held" */
         if (!e->held_since)
             e->held_since = now;
@@ -253,7 +253,10 @@ static int read_ring(am_interface_t *ifc, am_endpoint_t *ep)
  * then its notes (it mapped the segment: we map it too, segment.c
  * amx_shm_notes); otherwise the peer is gone.  What it sent before
  * counts: a peer writes into its ring only once mapped, and says so
- * before, so its last notes are read before its ring is. */
+ * before, so its last notes are read before its ring is.  Its ring is
+ * read to the end, a big AM at its head included: one held there
+ * (am_hold_big) as from a live peer would go with the endpoint, though
+ * its sender's send had returned (tests/libam/waits.c). */
 static int peer_event(am_interface_t *ifc, am_endpoint_t *ep, int pidfd)
 {
     struct shm_ep *e = ep->tp;
@@ -264,6 +267,7 @@ static int peer_event(am_interface_t *ifc, am_endpoint_t *ep, int pidfd)
     if (e->welcomed && amx_shm_notes(ifc, ep) && !pidfd)
         return 0;
     int handled = 0;
+    e->gone = 1;
     for (int i = 0; i < 1024 && e->base && !ep->dead && ring_pending(&e->rx); i++)
         handled += read_ring(ifc, ep);
     /* what failed first noted its own reason (amx_shm_handshake, _notes) */

@@ -491,6 +491,8 @@ int amx_shm_notes(am_interface_t *ifc, am_endpoint_t *ep)
             return 1;
         if (r == 0)
             amx_dead_note(ep, AM_DEATH_CLOSED, 0, "the peer's socket ended (read returned 0)");
+        else if (r < 0 && errno == ECONNRESET)   /* it ended with our notes unread */
+            amx_dead_note(ep, AM_DEATH_CLOSED, errno, "the peer's socket ended");
         else if (r < 0)
             amx_dead_note(ep, AM_DEATH_SYS, errno, "reading the peer's socket failed");
         else if (r != 1 || b[0] != NOTE_MAP)
