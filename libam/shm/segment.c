@@ -421,7 +421,9 @@ static void keep_segment(struct shm_ep *e, int memfd, size_t size, uint64_t R, u
  * three descriptors either way (the socket, the peer's eventfd, and the
  * memfd or the pidfd): a master linked with 255 peers stays within the
  * default limit of 1024 (tests/integration/scale.sh).
- * AM_OK, or AM_ERR_DEAD (the caller declares the peer dead). */
+ * AM_OK, or AM_ERR_DEAD (the caller declares the peer dead); with tell 0
+ * the segment may be mapped even then (a peer gone after its note: what
+ * it wrote is read before its end, tr_shm.c peer_event). */
 int amx_shm_map(am_interface_t *ifc, am_endpoint_t *ep, int tell)
 {
     struct shm_ep *e = ep->tp;
@@ -432,6 +434,7 @@ int amx_shm_map(am_interface_t *ifc, am_endpoint_t *ep, int tell)
         return AM_ERR_DEAD;
     }
     struct shm *s = ifc->trd;
+    int gone = 0;
     if (!e->connector) {   /* the welcome is our note: our eventfd, our probe */
         e->rx_cma = can_read(s, e->pid, e->probe_addr, e->probe_val);
         struct welcome w = { .magic = SEG_MAGIC, .version = SEG_VERSION,
@@ -441,7 +444,12 @@ int amx_shm_map(am_interface_t *ifc, am_endpoint_t *ep, int tell)
             amx_dead_note(ep, errno == EPIPE || errno == ECONNRESET ? AM_DEATH_CLOSED
                                                                     : AM_DEATH_SYS,
                           errno, "map: sending the welcome failed");
-            return AM_ERR_DEAD;
+            /* It said it mapped (tell 0: its note) and may have written
+             * and gone since: map all the same, so that what it sent is
+             * read before its end (tr_shm.c, peer_event) */
+            if (tell)
+                return AM_ERR_DEAD;
+            gone = 1;
         }
     } else if (tell) {
         char note = NOTE_MAP;
@@ -475,7 +483,7 @@ int amx_shm_map(am_interface_t *ifc, am_endpoint_t *ep, int tell)
         STORE(&e->rx.q->cma_ok, 1);
     if (e->tx_cma)
         STORE(&e->tx.q->cma_ok, 1);
-    return AM_OK;
+    return gone ? AM_ERR_DEAD : AM_OK;
 }
 
 /* The peer's socket spoke after the handshake: its notes (NOTE_MAP: map

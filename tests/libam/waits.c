@@ -255,11 +255,11 @@ START_TEST(shm_small_requests_wake_a_sleeping_receiver)
 }
 END_TEST
 
-/* The sender of died_during_a_hold: links to the receiver (address on
- * `down`, ours on `up`), sends a small sink request and, once told
- * (`down`), one of len bytes, streamed through the ring (bigger than half
- * of it, smaller than all of it: no wait for room), says so and dies. */
-static void die_after_big(struct am_config cfg, size_t len, int up, int down)
+/* A sender that dies: links to the receiver (address on `down`, ours on
+ * `up`), sends a small sink request and, with big, once told (`down`),
+ * one of len bytes, streamed through the ring (bigger than half of it,
+ * smaller than all of it: no wait for room), says so and dies. */
+static void die_after(struct am_config cfg, int big, size_t len, int up, int down)
 {
     child_limit(PEER_SECS);
     am_interface_t *c;
@@ -277,7 +277,7 @@ static void die_after_big(struct am_config cfg, size_t len, int up, int down)
         _exit(4);
     for (size_t j = 0; j < len; j++)
         buf[j] = (unsigned char)(j * 7 + 1);
-    for (uint32_t i = 0; i < 2; i++) {
+    for (uint32_t i = 0; i < (big ? 2u : 1u); i++) {
         uint32_t w[2] = { i, 0 };
         size_t l = i ? len : 64;
         w[1] = test_sum32(buf + 8, l - 8);
@@ -316,7 +316,7 @@ START_TEST(shm_big_am_of_a_dead_peer_is_handled_during_a_hold)
     if (pid == 0) {
         close(up[0]);
         close(down[1]);
-        die_after_big(cfg, len, up[1], down[0]);
+        die_after(cfg, 1, len, up[1], down[0]);
     }
     close(up[1]);
     close(down[0]);
@@ -352,6 +352,52 @@ START_TEST(shm_big_am_of_a_dead_peer_is_handled_during_a_hold)
 }
 END_TEST
 
+/* A peer linked to us, sent its first AM and died before we had read
+ * anything: we map the segment only when it says it did (its note, then
+ * its AM), and mapping sends our welcome first, which fails to a peer
+ * that is gone.  Its AM is ours all the same (its send returned). */
+START_TEST(shm_first_am_of_a_peer_that_died_at_once_is_handled)
+{
+    struct am_config cfg = small_cfg();
+    am_interface_t *ifc;
+    am_endpoint_t *ep;
+    ck_assert_int_eq(am_init("shm", &cfg, &ifc), AM_OK);
+    int up[2], down[2];
+    ck_assert_int_eq(pipe(up), 0);
+    ck_assert_int_eq(pipe(down), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        close(up[0]);
+        close(down[1]);
+        die_after(cfg, 0, 64, up[1], down[0]);
+    }
+    close(up[1]);
+    close(down[0]);
+    char mine[AM_ADDR_MAX] = { 0 }, theirs[AM_ADDR_MAX], said = 0;
+    strncpy(mine, am_task_address(ifc, AM_TID_SELF), AM_ADDR_MAX - 1);
+    ck_assert_int_eq(read_within(up[0], theirs, sizeof theirs, 30), 0);
+    ck_assert_int_eq(write(down[1], mine, sizeof mine), (ssize_t)sizeof mine);
+    ck_assert_int_eq(am_allocate_task(ifc, &ep), AM_OK);
+    ck_assert_int_eq(am_accept_task(ifc, ep, theirs), AM_OK);
+    ck_assert_int_eq(am_insert_task(ifc, ep, 2), AM_OK);
+    ck_assert_int_eq(read_within(up[0], &said, 1, 30), 0);
+    int st = reap_within(pid, 30);
+    ck_assert_msg(st != -1 && WIFSIGNALED(st), "the sender did not die as planned: %d", st);
+    sink_got = sink_errors = 0;
+    for (uint64_t end = test_now_ms() + 10000; !am_task_dead(ep) && test_now_ms() < end;)
+        am_wait(ifc, 10);
+    fprintf(stderr, "waits (shm): a peer that died after its first AM: %u of 1 in, link %s\n",
+            sink_got, am_task_dead_reason(ep));
+    ck_assert_msg(am_task_dead(ep), "the dead peer's endpoint lives on");
+    ck_assert_msg(sink_got == 1, "the AM the dead peer had sent was dropped");
+    ck_assert_uint_eq(sink_errors, 0);
+    close(up[0]);
+    close(down[1]);
+    am_shutdown(ifc);
+}
+END_TEST
+
 void waits_tests(TCase *tc)
 {
     if (!shm)
@@ -362,4 +408,5 @@ void waits_tests(TCase *tc)
     tcase_add_test(tc, shm_hold_big_leaves_others_big_ams);
     tcase_add_test(tc, shm_small_requests_wake_a_sleeping_receiver);
     tcase_add_test(tc, shm_big_am_of_a_dead_peer_is_handled_during_a_hold);
+    tcase_add_test(tc, shm_first_am_of_a_peer_that_died_at_once_is_handled);
 }
