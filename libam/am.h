@@ -144,6 +144,26 @@ am_endpoint_t *am_find_task(am_interface_t *ifc, int32_t tid); /* NULL if none *
 const char *am_hostname(am_interface_t *ifc, int32_t tid);
 /* Nonzero once the endpoint is declared dead. */
 int am_task_dead(const am_endpoint_t *ep);
+/* Why ep was declared dead, one of these (AM_DEATH_NONE while it is not),
+ * with the errno of the call that failed (else 0) in *err if err is not
+ * NULL; am_task_dead_reason says it in words, the transport's own ("shm:
+ * the peer's process ended (pidfd)", "tcp: the peer closed the
+ * connection", "udp: no reply after the last retransmission (1000 ms)").
+ * Kept until the endpoint is deallocated: a dead handler may ask. */
+enum am_death {
+    AM_DEATH_NONE = 0,
+    AM_DEATH_TIMEOUT,     /* no reply after the last retransmission */
+    AM_DEATH_CLOSED,      /* the peer closed its end (it exited, or closed the link) */
+    AM_DEATH_EXITED,      /* the peer's process ended (shm: its pidfd) */
+    AM_DEATH_CORRUPT,     /* what came from it broke the protocol */
+    AM_DEATH_SYS,         /* a system call on the link failed (err) */
+    AM_DEATH_HANDSHAKE,   /* the link's set-up failed (a bad or missing answer) */
+    AM_DEATH_TRANSPORT    /* the transport's library said the link failed (ucx) */
+};
+int am_task_death(const am_endpoint_t *ep, int *err);
+/* The text, in storage of ep's interface valid until the next call; ""
+ * while ep is not dead. */
+const char *am_task_dead_reason(const am_endpoint_t *ep);
 /* Nonzero when nothing more can arrive from ep's peer, so a caller told
  * (by others) that the peer is gone may free it without losing what it
  * sent: on a transport with connections (tcp, shm) once the endpoint is

@@ -3,6 +3,7 @@
  * endpoints and statistics.  The address-identifier table is in
  * am_handlers.c, waiting in am_poll.c.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -341,6 +342,27 @@ int am_deallocate_task(am_interface_t *ifc, am_endpoint_t *ep)
 }
 
 int am_task_dead(const am_endpoint_t *ep) { return ep ? ep->dead : 1; }
+
+int am_task_death(const am_endpoint_t *ep, int *err)
+{
+    int dead = ep && ep->dead;
+    if (err)
+        *err = dead ? ep->why_err : 0;
+    return dead ? ep->why : AM_DEATH_NONE;
+}
+
+/* "<transport>: <its word>[: <errno's text>]", made when asked: a death
+ * costs the endpoint three fields, not the text's room. */
+const char *am_task_dead_reason(const am_endpoint_t *ep)
+{
+    if (!ep || !ep->dead)
+        return "";
+    am_interface_t *ifc = ep->ifc;
+    snprintf(ifc->why_text, sizeof ifc->why_text, "%s: %s%s%s", ifc->tr->name,
+             ep->why_word ? ep->why_word : "declared dead", ep->why_err ? ": " : "",
+             ep->why_err ? strerror(ep->why_err) : "");
+    return ifc->why_text;
+}
 
 /* A reliable transport is one with connections here (am_int.h: tcp,
  * shm), and it declares an endpoint dead when its connection ends, after

@@ -139,6 +139,11 @@ struct am_endpoint {
     int owe_now;                   /* the range holds an "ack now" request: the next
                                       poll pays it (amx_pay_now) */
     struct am_stats st;
+    /* why it was declared dead (am_task_death): enum am_death, the errno
+     * of the call that failed, and the transport's word for it (static) */
+    uint8_t why;
+    int why_err;
+    const char *why_word;
 };
 
 /* Is request instance i of ep in flight? */
@@ -183,6 +188,7 @@ struct am_interface {
     int closing;                   /* am_shutdown frees the endpoints: their
                                       transport state goes with the interface's */
     int tx_lent;                   /* the AM being sent is lent (am_request_lend_ep) */
+    char why_text[160];            /* am_task_dead_reason's storage */
     unsigned drop_rnd;             /* cfg.fault_drop_ppm's generator */
     size_t rx_placed;              /* for the delivery under way (placement) */
     am_endpoint_t *hold_ep;        /* am_hold_big: others' big requests may wait */
@@ -304,8 +310,15 @@ void amx_pack_hdr(char *buf, const struct amx_hdr *h);
 /* The header in the interface's transport's format (host_order or not). */
 void amx_put_hdr(const am_interface_t *ifc, char *buf, const struct amx_hdr *h);
 uint64_t amx_now_us(void);
-/* am_poll.c: the endpoint is dead (closed, dead handler called). */
-void amx_declare_dead(am_interface_t *ifc, am_endpoint_t *ep);
+/* am_poll.c: the endpoint is dead (closed, dead handler called), for
+ * the reason `why` (enum am_death), errno err (0: none) and the
+ * transport's word (a static text), unless a reason was noted first. */
+void amx_declare_dead(am_interface_t *ifc, am_endpoint_t *ep, int why, int err,
+                      const char *word);
+/* The reason of a death about to be declared by a caller that cannot
+ * tell it (a transport's send that returns AM_ERR_DEAD to am_send.c):
+ * the first one noted stands. */
+void amx_dead_note(am_endpoint_t *ep, int why, int err, const char *word);
 /* A waiting call's turn for the caller's other work (am_set_wait_hook). */
 void amx_wait_hook(am_interface_t *ifc);
 /* am_send.c: one whole AM out through the transport (the loss knob first). */

@@ -10,10 +10,21 @@
 #include <sched.h>
 #include "am_int.h"
 
-void amx_declare_dead(am_interface_t *ifc, am_endpoint_t *ep)
+void amx_dead_note(am_endpoint_t *ep, int why, int err, const char *word)
+{
+    if (ep->dead || ep->why != AM_DEATH_NONE)
+        return;
+    ep->why = (uint8_t)why;
+    ep->why_err = err;
+    ep->why_word = word;
+}
+
+void amx_declare_dead(am_interface_t *ifc, am_endpoint_t *ep, int why, int err,
+                      const char *word)
 {
     if (ep->dead)
         return;
+    amx_dead_note(ep, why, err, word);
     ep->dead = 1;
     ifc->outstanding -= ep->inflight;
     ep->inflight = 0;
@@ -41,15 +52,16 @@ static void retransmit(am_interface_t *ifc)
             if (!busy || s->deadline_us > now)
                 continue;
             if ((uint64_t)s->timeout_us * 2 > ifc->cfg.timeout_max_us) {
-                amx_declare_dead(ifc, ep);
+                amx_declare_dead(ifc, ep, AM_DEATH_TIMEOUT, 0,
+                                 "no reply after the last retransmission");
                 break;
             }
             s->timeout_us *= 2;
             s->deadline_us = now + s->timeout_us;
             struct iovec v = { s->copy, s->copy_len };
             if (amx_send(ifc, ep, s->nlent ? s->lent : &v, s->nlent ? s->nlent : 1) ==
-                AM_ERR_DEAD) {   /* e.g. its port is closed */
-                amx_declare_dead(ifc, ep);
+                AM_ERR_DEAD) {   /* e.g. its port is closed (the transport noted it) */
+                amx_declare_dead(ifc, ep, AM_DEATH_SYS, 0, "a retransmission failed");
                 break;
             }
             ep->st.retransmits++;

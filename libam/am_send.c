@@ -7,6 +7,7 @@
  * through amx_send, or a small one through the transport's put_small.
  * Transport-independent: sockets live in tr_*.c.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "am_int.h"
@@ -189,8 +190,10 @@ static int request(am_interface_t *ifc, am_endpoint_t *ep, int handler,
         ifc->st.replies_sent++;
     }
     if (rc < 0) {
-        if (rc == AM_ERR_DEAD || rc == AM_ERR_SYS)
-            amx_declare_dead(ifc, ep);   /* frees every instance */
+        if (rc == AM_ERR_DEAD || rc == AM_ERR_SYS)   /* frees every instance; the
+                                                        transport noted why */
+            amx_declare_dead(ifc, ep, AM_DEATH_SYS, rc == AM_ERR_SYS ? errno : 0,
+                             "a send failed");
         if (ep->dead)
             return AM_ERR_DEAD;
         if (amx_slot_busy(ep, i) && s->seq == h.seq) {   /* not sent: as if never tried */

@@ -171,7 +171,7 @@ static inline void rx_end(am_interface_t *ifc, am_endpoint_t *ep)
 static int held(am_interface_t *ifc, am_endpoint_t *ep)
 {
     struct shm_ep *e = ep->tp;
-    if (ifc->hold_ep && ifc->hold_ep != ep) {
+    if (ifc->hold_ep && ifc->hold_ep != ep && !e->gone) {
         uint64_t now = amx_now_us() + 1;   /* + 1: never 0, "not held" */
         if (!e->held_since)
             e->held_since = now;
@@ -253,7 +253,10 @@ static int read_ring(am_interface_t *ifc, am_endpoint_t *ep)
  * then its notes (it mapped the segment: we map it too, segment.c
  * amx_shm_notes); otherwise the peer is gone.  What it sent before
  * counts: a peer writes into its ring only once mapped, and says so
- * before, so its last notes are read before its ring is. */
+ * before, so its last notes are read before its ring is.  Its ring is
+ * read to the end, a big AM at its head included: one held there
+ * (am_hold_big) as from a live peer would go with the endpoint, though
+ * its sender's send had returned (tests/libam/waits.c). */
 static int peer_event(am_interface_t *ifc, am_endpoint_t *ep, int pidfd)
 {
     struct shm_ep *e = ep->tp;
@@ -264,9 +267,14 @@ static int peer_event(am_interface_t *ifc, am_endpoint_t *ep, int pidfd)
     if (e->welcomed && amx_shm_notes(ifc, ep) && !pidfd)
         return 0;
     int handled = 0;
+    e->gone = 1;
     for (int i = 0; i < 1024 && e->base && !ep->dead && ring_pending(&e->rx); i++)
         handled += read_ring(ifc, ep);
-    amx_declare_dead(ifc, ep);
+    /* what failed first noted its own reason (amx_shm_handshake, _notes) */
+    if (pidfd)
+        amx_declare_dead(ifc, ep, AM_DEATH_EXITED, 0, "the peer's process ended (pidfd)");
+    else
+        amx_declare_dead(ifc, ep, AM_DEATH_CLOSED, 0, "the peer's socket ended");
     return handled;
 }
 
@@ -494,6 +502,7 @@ static int wait_out(am_interface_t *ifc, am_endpoint_t *ep, int what, uint64_t n
             amx_shm_help_write(ifc, ep, need);
         int r = ep->dead ? 0 : ready(e, what, need);
         if (r < 0) {
+            amx_dead_note(ep, AM_DEATH_CORRUPT, 0, "the peer's ring tail makes no sense");
             amx_shm_corrupt(ifc, ep);
             return AM_ERR_DEAD;
         }
@@ -736,7 +745,8 @@ static void send_queued(am_interface_t *ifc, am_endpoint_t *ep)
     struct shm_ep *e = ep->tp;
     e->sending = 1;
     if (send_done(ifc, ep, AM_OK) < 0 && !ep->dead)
-        amx_declare_dead(ifc, ep);   /* the stream would lose a reply */
+        amx_declare_dead(ifc, ep, AM_DEATH_SYS, 0,   /* the stream would lose a reply */
+                         "sending queued replies failed");
 }
 
 /* The wait rule (docs/architecture.md, "Waits"): a send made while a
@@ -759,7 +769,7 @@ static int shm_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
     if (ep->dead || e->fd < 0)
         return AM_ERR_DEAD;
     if (!e->base && amx_shm_map(ifc, ep, 1) < 0) {   /* the link's first send */
-        amx_declare_dead(ifc, ep);
+        amx_declare_dead(ifc, ep, AM_DEATH_SYS, 0, "mapping the segment failed");
         return AM_ERR_DEAD;
     }
     if (e->sending || (e->rx_depth && (e->outq || !starts_now(ifc, e, iov, n))))

@@ -386,8 +386,17 @@ static int read_in(am_interface_t *ifc, am_endpoint_t *ep)
             return handled;
         if (r < 0 && errno == EINTR)
             continue;
-        if (r <= 0)
-            goto broken;
+        if (r == 0) {
+            amx_declare_dead(ifc, ep, AM_DEATH_CLOSED, 0,
+                             "the peer closed the connection (read returned 0)");
+            return handled;
+        }
+        if (r < 0) {
+            int err = errno;
+            amx_declare_dead(ifc, ep, err == ECONNRESET ? AM_DEATH_CLOSED : AM_DEATH_SYS, err,
+                             "reading the connection failed");
+            return handled;
+        }
         ifc->rx_read += (uint64_t)r;
         te->rx_got += (size_t)r;
         if (parse_rx(ifc, ep, &handled) < 0)
@@ -397,7 +406,7 @@ static int read_in(am_interface_t *ifc, am_endpoint_t *ep)
     }
     return handled;
 broken:
-    amx_declare_dead(ifc, ep);
+    amx_declare_dead(ifc, ep, AM_DEATH_CORRUPT, 0, "the stream broke the protocol");
     return handled;
 }
 
@@ -410,7 +419,7 @@ static int read_ep(am_interface_t *ifc, am_endpoint_t *ep)
     int handled = read_in(ifc, ep);
     if (te->outq_len && te->fd >= 0 && !ep->dead && !te->writing && !te->dispatching &&
         flush_out(ifc, ep) < 0)
-        amx_declare_dead(ifc, ep);
+        amx_declare_dead(ifc, ep, AM_DEATH_SYS, 0, "sending queued replies failed");
     return handled;
 }
 
@@ -475,8 +484,13 @@ static int write_all(am_interface_t *ifc, am_endpoint_t *ep, struct iovec *iov, 
         if (w < 0) {
             if (errno == EINTR)
                 continue;
-            if (errno != EAGAIN && errno != EWOULDBLOCK)
+            if (errno != EAGAIN && errno != EWOULDBLOCK) {
+                int err = errno;
+                amx_dead_note(ep, err == EPIPE || err == ECONNRESET ? AM_DEATH_CLOSED
+                                                                    : AM_DEATH_SYS,
+                              err, "writing to the connection failed");
                 return AM_ERR_DEAD;
+            }
             if (te->dispatching)
                 return queue_out(te, iov, n);
             /* The socket is full: the peer is reading (on another core),

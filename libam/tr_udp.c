@@ -180,8 +180,10 @@ static int udp_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
          * said no socket holds the peer's port any more: it is gone, and
          * waiting for retransmissions to time out would only delay that.
          * Other errors: lost like any datagram; retransmission sorts it out. */
-        if (own && errno == ECONNREFUSED)
+        if (own && errno == ECONNREFUSED) {
+            amx_dead_note(ep, AM_DEATH_CLOSED, errno, "the peer's port is closed (ICMP, send)");
             return AM_ERR_DEAD;
+        }
         if (errno != EAGAIN && errno != EWOULDBLOCK && errno != ENOBUFS && errno != EINTR)
             return AM_OK;
         struct pollfd p = { .fd = fd, .events = POLLOUT };
@@ -229,7 +231,8 @@ static int try_place(am_interface_t *ifc, int fd, am_endpoint_t *ep)
         /* the datagram just peeked at is gone: nothing else reads this
          * socket, so this cannot happen; the placer has begun, so the
          * link cannot go on */
-        amx_declare_dead(ifc, ep);
+        amx_declare_dead(ifc, ep, AM_DEATH_SYS, got < 0 ? errno : 0,
+                         "a datagram peeked at was gone");
         return 0;
     }
     ifc->rx_read += (uint64_t)got;
@@ -257,7 +260,8 @@ static int read_sock(am_interface_t *ifc, int fd, am_endpoint_t *ep)
                              ep ? NULL : (struct sockaddr *)&from, ep ? NULL : &fl);
         if (r < 0) {
             if (errno == ECONNREFUSED && ep) {   /* the peer's port is closed (see udp_send) */
-                amx_declare_dead(ifc, ep);
+                amx_declare_dead(ifc, ep, AM_DEATH_CLOSED, errno,
+                                 "the peer's port is closed (ICMP, receive)");
                 return 0;
             }
             if (errno == EINTR || errno == ECONNREFUSED)   /* shared socket: an old ICMP error */

@@ -21,12 +21,23 @@ static int r_reaches(void *ctx, int tid)
     return p && pvmx_link_tx(p);
 }
 
+/* A send to p fails: its link ended (why, logged) or the pvmd said it
+ * exited.  As stock says for a gone task. */
+static int gone(const struct pvmx_peer *p)
+{
+    pvmx_log("send to t%x: No such task: %s", p->tid,
+             pvmx_link_dead(p) ? p->why : "the pvmd said it exited (its link is closing)");
+    return PvmNoTask;
+}
+
 static int r_send(void *ctx, int tid, struct pmsg *m)
 {
     (void)ctx;
     struct pvmx_peer *p = pvmx_peer_find(tid);
-    if (!p || pvmx_link_dead(p) || p->need_close)
-        return PvmNoTask;   /* the peer died or exited: as stock says for a gone task */
+    if (!p)
+        return PvmNoTask;
+    if (pvmx_link_dead(p) || p->need_close)
+        return gone(p);   /* the peer died or exited */
     if (m->len <= PVMX_SHORT &&
         (pvmx.short_all || m->len + PVMX_SHORT_HDR <= am_max_payload(p->ifc))) {
         int rc = pvmx_short_send_msg(p, m);
@@ -43,7 +54,7 @@ static int r_send_bytes(void *ctx, int tid, int tag, int msgctx, const void *buf
     if (!p || !pvmx_link_tx(p))   /* r_reaches's no (route.h) */
         return PVM_ROUTE_NOT_HERE;
     if (pvmx_link_dead(p) || p->need_close)
-        return PvmNoTask;
+        return gone(p);
     if (len <= PVMX_SHORT && (pvmx.short_all || len + PVMX_SHORT_HDR <= am_max_payload(p->ifc)))
         return pvmx_short_send_bytes(p, tag, msgctx, buf, len);
     return pvmx_frag_send_bytes(p, tag, msgctx, buf, len);
@@ -208,15 +219,14 @@ static void on_dead(am_interface_t *ifc, int32_t tid, void *arg)
     (void)arg;
     struct pvmx_peer *p = pvmx_peer_find(tid);
     if (p && p->ifc == ifc) {
-        pvmx_link_die(p);
+        pvmx_link_die(p, p->ep ? am_task_dead_reason(p->ep) : NULL);
         /* whole messages held for its SWITCH or READY stay: that is
          * still on its way through the pvmd and releases them (link.c) */
         pvmx_peer_drop_partial(p);
         pvmx_link_ended(p);
-        /* libam cannot tell an exit from a failure (a closed tcp link
-         * looks the same): say both, not only the timeout */
-        pvmx_log("t%x: AM link lost (the task exited, or it or its host failed, or no "
-                 "answer within %u ms)", tid, pvmx.cfg.timeout_ms);
+        /* libam's reason (an exit and a failure may look the same: a
+         * closed tcp link), and the timeout that bounds a silent one */
+        pvmx_log("t%x: AM link lost: %s (PVMAM_TIMEOUT %u ms)", tid, p->why, pvmx.cfg.timeout_ms);
     }
 }
 

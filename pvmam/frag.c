@@ -46,11 +46,11 @@ static void put_first(unsigned char *h, uint32_t flags, const struct first *f)
 
 int pvmx_frag_failed(struct pvmx_peer *p, int rc)
 {
-    pvmx_log("send to t%x failed: %s", p->tid, am_strerror(rc));
-    if (rc != AM_ERR_DEAD)
-        return PvmSysErr;
-    pvmx_link_die(p);
-    return PvmNoTask;
+    if (rc == AM_ERR_DEAD)
+        pvmx_link_die(p, p->ep ? am_task_dead_reason(p->ep) : NULL);
+    pvmx_log("send to t%x failed: %s%s%s", p->tid, am_strerror(rc), p->why[0] ? ": " : "",
+             p->why);
+    return rc == AM_ERR_DEAD ? PvmNoTask : PvmSysErr;
 }
 
 static int send_frags(struct pvmx_peer *p, const struct first *f, struct pmsg_slicer *sl)

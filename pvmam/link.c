@@ -158,10 +158,12 @@ static int close_exited(struct pvmx_peer *p, int force)
      * (docs/performance.md). */
     int was_dead = pvmx_link_dead(p);
     unsigned out = am_outstanding(p->ifc);
+    pvmx_link_die(p, am_task_dead(p->ep) ? am_task_dead_reason(p->ep)
+                     : am_task_ended(p->ep) ? "the pvmd said the task exited"
+                     : "the pvmd said the task exited; its stream did not end in time");
     am_remove_task(p->ifc, p->tid);
     am_deallocate_task(p->ifc, p->ep);
     p->ep = NULL;
-    pvmx_link_die(p);
     return !was_dead || am_outstanding(p->ifc) != out;
 }
 
@@ -670,7 +672,7 @@ int pvmx_link_work(void)
                 pvmx_link_set(p, p->link == PVMX_DEAD_HELD ? PVMX_DEAD_L_SWITCHED
                                                            : PVMX_L_SWITCHED);
             if (rc < 0)
-                pvmx_link_die(p);
+                pvmx_link_die(p, "sending SWITCH through the pvmd failed");
             opened++;
         }
         if (p->need_watch)
@@ -683,7 +685,7 @@ int pvmx_link_work(void)
             int rc = pvmx_send_ctrl(p->tid, PVMAM_TAG_READY, NULL, 0, NULL);
             pvmx_link_set(p, p->link == PVMX_DEAD_S_SWITCHING ? PVMX_DEAD : PVMX_OPEN);
             if (rc < 0)
-                pvmx_link_die(p);
+                pvmx_link_die(p, "sending READY through the pvmd failed");
             opened++;
         }
         if (p->need_connect) {

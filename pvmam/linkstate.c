@@ -12,6 +12,7 @@
  * tests/pvmam/test_linkstate.c checks every pair and that this table and
  * the doc's agree.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include "pvmam_int.h"
 
@@ -66,8 +67,10 @@ int pvmx_link_set(struct pvmx_peer *p, enum pvmx_link to)
 
 /* The link ended (libam declared the endpoint dead, a send found it so,
  * or the peer exited): the dead state that keeps what the traffic did. */
-int pvmx_link_die(struct pvmx_peer *p)
+int pvmx_link_die(struct pvmx_peer *p, const char *why)
 {
+    if (!p->why[0] && why && why[0])
+        snprintf(p->why, sizeof p->why, "%s", why);
     static const enum pvmx_link dead_of[PVMX_NLINK] = {
         [PVMX_S_CONNECTING] = PVMX_DEAD_HELD, [PVMX_L_ACCEPTED] = PVMX_DEAD_HELD,
         [PVMX_S_SWITCHING] = PVMX_DEAD_S_SWITCHING, [PVMX_L_SWITCHED] = PVMX_DEAD_L_SWITCHED,

@@ -70,6 +70,14 @@ struct pvmam_stats {
  * Returns 0 or PvmNoTask (no traffic with that tid). */
 int pvmam_stats(int tid, struct pvmam_stats *out);
 
+/* Why the AM link to tid ended, in words ("shm: the peer's process ended
+ * (pidfd)", "tcp: the peer closed the connection (read returned 0)", "the
+ * pvmd said the task exited"), or NULL while it did not (no link, or
+ * open).  Sends to it fail with PvmNoTask from then on (and while its
+ * link closes after the pvmd said it exited, the text says so); PVMAM_VERBOSE=1
+ * logs the same text when the link ends. */
+const char *pvmam_dead_reason(int tid);
+
 /* Live report of a running libpvm3am task (the console's amstat).  The
  * task answers inside its next PVM call; see pvmam/amstat.c. */
 enum { PVMAM_ROUTE_PVMD = 0, PVMAM_ROUTE_AM = 1, PVMAM_ROUTE_DEAD = 2 };

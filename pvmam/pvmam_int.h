@@ -79,8 +79,10 @@ int pvmx_link_legal(enum pvmx_link from, enum pvmx_link to);
 /* Change p's state (logged under PVMAM_VERBOSE).  An illegal change is
  * refused and logged, p keeps its state: 0 or -1. */
 int pvmx_link_set(struct pvmx_peer *p, enum pvmx_link to);
-/* The endpoint ended: the dead state matching p's (none if no link). */
-int pvmx_link_die(struct pvmx_peer *p);
+/* The endpoint ended: the dead state matching p's (none if no link);
+ * why (libam's am_task_dead_reason, or pvmam's own words) is kept in
+ * p->why unless a reason is there already (pvmam_dead_reason). */
+int pvmx_link_die(struct pvmx_peer *p, const char *why);
 #define pvmx_link_tx(p)   (pvmx_link_table[(p)->link].tx)
 #define pvmx_link_rx(p)   (pvmx_link_table[(p)->link].rx)
 #define pvmx_link_dead(p) (pvmx_link_table[(p)->link].dead)
@@ -133,6 +135,7 @@ struct pvmx_peer {
     int lent;
     struct pvmx_peer *lent_next;
     struct pvmam_stats st;
+    char why[112];        /* why its link ended ("" while it did not): pvmx_link_die */
 };
 
 struct pvmx_peer *pvmx_peer_find(int tid);         /* NULL if none */

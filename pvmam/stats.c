@@ -15,6 +15,14 @@ static void add(struct pvmam_stats *to, const struct pvmam_stats *s)
     to->am_bytes_recv += s->am_bytes_recv;
 }
 
+const char *pvmam_dead_reason(int tid)
+{
+    struct pvmx_peer *p = pvmx_peer_find(tid);
+    if (p && p->need_close && !pvmx_link_dead(p))   /* closing: link.c, close_exited */
+        return "the pvmd said the task exited (its link is closing)";
+    return p && pvmx_link_dead(p) ? (p->why[0] ? p->why : "unknown") : NULL;
+}
+
 int pvmam_stats(int tid, struct pvmam_stats *out)
 {
     if (!out)

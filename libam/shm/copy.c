@@ -198,8 +198,10 @@ int amx_shm_on_big(am_interface_t *ifc, am_endpoint_t *ep, const char *body, uin
     int placed;
     size_t hl;
     char *dst = big_dest(ifc, ep, &h, &b, &buf, &placed, &hl);
-    if (!dst)
-        return amx_shm_corrupt(ifc, ep);   /* no memory: cannot take it, cannot skip it */
+    if (!dst) {   /* no memory: cannot take it, cannot skip it */
+        amx_dead_note(ep, AM_DEATH_SYS, ENOMEM, "no room for a big AM");
+        return amx_shm_corrupt(ifc, ep);
+    }
     if (b.mode == BIG_CMA) {
         STORE_REL(&e->rx.q->copying, b.seq);   /* its sender need not sleep */
         /* A big one: the producer, which waits for done, writes the second
@@ -223,6 +225,12 @@ int amx_shm_on_big(am_interface_t *ifc, am_endpoint_t *ep, const char *body, uin
         if (bad) {
             if (buf && buf != e->buf)
                 free(buf);
+            if (!peer_alive(e))
+                amx_dead_note(ep, AM_DEATH_EXITED, 0,
+                              "the peer's process ended before its big AM was copied");
+            else
+                amx_dead_note(ep, AM_DEATH_CORRUPT, 0,
+                              "a big AM described memory its sender has not");
             return amx_shm_corrupt(ifc, ep);   /* gone, or it described memory it has not */
         }
         ifc->rx_read += AMX_HDR + h.len;

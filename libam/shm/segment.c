@@ -421,30 +421,50 @@ static void keep_segment(struct shm_ep *e, int memfd, size_t size, uint64_t R, u
  * three descriptors either way (the socket, the peer's eventfd, and the
  * memfd or the pidfd): a master linked with 255 peers stays within the
  * default limit of 1024 (tests/integration/scale.sh).
- * AM_OK, or AM_ERR_DEAD (the caller declares the peer dead). */
+ * AM_OK, or AM_ERR_DEAD (the caller declares the peer dead); with tell 0
+ * the segment may be mapped even then (a peer gone after its note: what
+ * it wrote is read before its end, tr_shm.c peer_event). */
 int amx_shm_map(am_interface_t *ifc, am_endpoint_t *ep, int tell)
 {
     struct shm_ep *e = ep->tp;
     if (e->base)
         return AM_OK;
-    if (e->memfd < 0 || e->fd < 0)
+    if (e->memfd < 0 || e->fd < 0) {
+        amx_dead_note(ep, AM_DEATH_SYS, 0, "map: the link's descriptors are closed already");
         return AM_ERR_DEAD;
+    }
     struct shm *s = ifc->trd;
+    int gone = 0;
     if (!e->connector) {   /* the welcome is our note: our eventfd, our probe */
         e->rx_cma = can_read(s, e->pid, e->probe_addr, e->probe_val);
         struct welcome w = { .magic = SEG_MAGIC, .version = SEG_VERSION,
                              .probe_addr = (uintptr_t)&probe_word, .probe_val = probe_now(),
                              .cma_ok = (uint32_t)e->rx_cma };
-        if (send_fds(e->fd, &w, sizeof w, &s->efd, 1) < 0)
-            return AM_ERR_DEAD;
+        if (send_fds(e->fd, &w, sizeof w, &s->efd, 1) < 0) {
+            amx_dead_note(ep, errno == EPIPE || errno == ECONNRESET ? AM_DEATH_CLOSED
+                                                                    : AM_DEATH_SYS,
+                          errno, "map: sending the welcome failed");
+            /* It said it mapped (tell 0: its note) and may have written
+             * and gone since: map all the same, so that what it sent is
+             * read before its end (tr_shm.c, peer_event) */
+            if (tell)
+                return AM_ERR_DEAD;
+            gone = 1;
+        }
     } else if (tell) {
         char note = NOTE_MAP;
-        if (send(e->fd, &note, 1, MSG_NOSIGNAL | MSG_DONTWAIT) != 1)
+        if (send(e->fd, &note, 1, MSG_NOSIGNAL | MSG_DONTWAIT) != 1) {
+            amx_dead_note(ep, errno == EPIPE || errno == ECONNRESET ? AM_DEATH_CLOSED
+                                                                    : AM_DEATH_SYS,
+                          errno, "map: telling the peer (NOTE_MAP) failed");
             return AM_ERR_DEAD;
+        }
     }
     char *base = mmap(NULL, e->seg_size, PROT_READ | PROT_WRITE, MAP_SHARED, e->memfd, 0);
-    if (base == MAP_FAILED)
+    if (base == MAP_FAILED) {
+        amx_dead_note(ep, AM_DEATH_SYS, errno, "map failed");
         return AM_ERR_DEAD;
+    }
     close(e->memfd);   /* the mapping keeps the file: no descriptor of it stays */
     e->memfd = -1;
     e->base = base;
@@ -458,12 +478,12 @@ int amx_shm_map(am_interface_t *ifc, am_endpoint_t *ep, int tell)
         }
     }
     if (e->pidfd < 0 && watch_pid(ifc, ep) < 0)
-        return AM_ERR_DEAD;
+        return AM_ERR_DEAD;   /* watch_pid noted why */
     if (e->rx_cma)
         STORE(&e->rx.q->cma_ok, 1);
     if (e->tx_cma)
         STORE(&e->tx.q->cma_ok, 1);
-    return AM_OK;
+    return gone ? AM_ERR_DEAD : AM_OK;
 }
 
 /* The peer's socket spoke after the handshake: its notes (NOTE_MAP: map
@@ -477,6 +497,14 @@ int amx_shm_notes(am_interface_t *ifc, am_endpoint_t *ep)
         ssize_t r = e->fd >= 0 ? recv(e->fd, b, sizeof b, MSG_DONTWAIT) : 0;
         if (r < 0 && (errno == EAGAIN || errno == EINTR))
             return 1;
+        if (r == 0)
+            amx_dead_note(ep, AM_DEATH_CLOSED, 0, "the peer's socket ended (read returned 0)");
+        else if (r < 0 && errno == ECONNRESET)   /* it ended with our notes unread */
+            amx_dead_note(ep, AM_DEATH_CLOSED, errno, "the peer's socket ended");
+        else if (r < 0)
+            amx_dead_note(ep, AM_DEATH_SYS, errno, "reading the peer's socket failed");
+        else if (r != 1 || b[0] != NOTE_MAP)
+            amx_dead_note(ep, AM_DEATH_CORRUPT, 0, "a bad note on the peer's socket");
         if (r != 1 || b[0] != NOTE_MAP || amx_shm_map(ifc, ep, 0) < 0)
             return 0;
     }
@@ -499,8 +527,10 @@ static int watch_pid(am_interface_t *ifc, am_endpoint_t *ep)
 #endif
     if (e->pidfd >= 0) {   /* close-on-exec already: pidfd_open always sets it */
         struct epoll_event ev = { .events = EPOLLIN, .data.u64 = (uintptr_t)ep + 1 };
-        if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, e->pidfd, &ev) < 0)
+        if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, e->pidfd, &ev) < 0) {
+            amx_dead_note(ep, AM_DEATH_SYS, errno, "watching the peer's pidfd failed");
             return AM_ERR_SYS;
+        }
     }
     return AM_OK;
 }
@@ -593,11 +623,16 @@ int amx_shm_handshake(am_interface_t *ifc, am_endpoint_t *ep, uint64_t deadline)
     if (e->welcomed)
         return AM_OK;
     int rc = recv_fds(e->fd, &w, sizeof w, &efd, 1, deadline, &cr);
+    if (rc == AM_ERR_DEAD)
+        amx_dead_note(ep, AM_DEATH_HANDSHAKE, 0,
+                      "no welcome: the socket ended, or its answer was malformed");
     if (rc < 0)
         return rc;
     if (w.magic != SEG_MAGIC || w.version != SEG_VERSION || !is_eventfd(s, efd) ||
         (cr.pid > 0 && cr.uid != s->euid)) {
         close(efd);
+        amx_dead_note(ep, AM_DEATH_HANDSHAKE, 0,
+                      "a bad welcome (magic, version, eventfd or user)");
         return AM_ERR_DEAD;
     }
     e->peer_efd = efd;
@@ -609,7 +644,7 @@ int amx_shm_handshake(am_interface_t *ifc, am_endpoint_t *ep, uint64_t deadline)
     if (cr.pid > 0 && cr.pid != e->pid) {   /* the acceptor is not the listener's maker */
         e->pid = cr.pid;
         if (e->base && watch_pid(ifc, ep) < 0)   /* else amx_shm_map watches it */
-            return AM_ERR_DEAD;
+            return AM_ERR_DEAD;   /* watch_pid noted why */
     }
     e->rx_cma = can_read(s, e->pid, w.probe_addr, w.probe_val);
     e->tx_cma = w.cma_ok != 0;
@@ -703,12 +738,13 @@ void amx_shm_wake(am_interface_t *ifc, am_endpoint_t *ep)
         amx_shm_handshake(ifc, ep, amx_now_us() +
                           (uint64_t)ifc->cfg.connect_timeout_ms * 1000u) < 0) {
         /* it marked the ring after accepting, so its answer must be here */
-        amx_declare_dead(ifc, ep);
+        amx_declare_dead(ifc, ep, AM_DEATH_HANDSHAKE, 0,
+                         "the acceptor's welcome did not come in time (waking it)");
         return;
     }
     uint64_t one = 1;
     if (e->peer_efd >= 0 && write(e->peer_efd, &one, sizeof one) < 0 && errno != EAGAIN)
-        amx_declare_dead(ifc, ep);
+        amx_declare_dead(ifc, ep, AM_DEATH_SYS, errno, "waking the peer failed");
 }
 
 /* The consumer moved tail or done: wake a producer that sleeps on it. */
@@ -727,6 +763,6 @@ int amx_shm_corrupt(am_interface_t *ifc, am_endpoint_t *ep)
 {
     ep->st.drops++;
     ifc->st.drops++;
-    amx_declare_dead(ifc, ep);
+    amx_declare_dead(ifc, ep, AM_DEATH_CORRUPT, 0, "a record in the ring broke the rules");
     return 0;
 }

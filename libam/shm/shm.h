@@ -86,6 +86,8 @@ struct shm_ep {
     int rx_depth;                /* read_ring on the stack (handlers may nest) */
     int buf_busy;                /* buf holds an AM being handled */
     uint64_t held_since;         /* am_hold_big left our BIG record since (us; 0: not) */
+    int gone;                    /* the peer is gone: its ring is read to the end, no
+                                    BIG record held (tr_shm.c, peer_event) */
     char *buf;                   /* for AMs no placer took */
     size_t buf_cap;
     /* a BIG_STREAM payload still arriving in CHUNKs */

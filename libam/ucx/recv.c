@@ -282,7 +282,8 @@ void amx_ucx_reap_failed(am_interface_t *ifc)
         if (ue->failed == 1 && !ep_queued(u, ep)) {
             ue->failed = 2;
             u->nfailed--;
-            amx_declare_dead(ifc, ep);
+            amx_declare_dead(ifc, ep, AM_DEATH_TRANSPORT, 0,
+                             "UCX reported the endpoint failed");
         }
     }
 }

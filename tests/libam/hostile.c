@@ -360,10 +360,98 @@ START_TEST(wrong_secret_dropped)
 }
 END_TEST
 
+/* The reason a dead handler reads (am_task_dead_reason, am_task_death)
+ * while the endpoint is still there, as pvmam's does. */
+static int why_seen = -1;
+static char why_text[200];
+static void on_dead_why(am_interface_t *ifc, int32_t tid, void *arg)
+{
+    am_endpoint_t *ep = am_find_task(ifc, tid);
+    why_seen = am_task_death(ep, NULL);
+    snprintf(why_text, sizeof why_text, "%s", am_task_dead_reason(ep));
+}
+
+/* Send small requests to task 2 until its endpoint is dead (bounded by
+ * secs): the reason then, its text in why_text (from the dead handler). */
+static int death_of_2(am_interface_t *ifc, int secs)
+{
+    char buf[64] = { 0 };
+    uint64_t end = test_now_ms() + (uint64_t)secs * 1000u;
+    while (why_seen < 0 && test_now_ms() < end) {
+        if (am_request(ifc, 2, h_data, buf, sizeof buf) == AM_OK)
+            am_wait(ifc, 1);
+    }
+    am_endpoint_t *ep = am_find_task(ifc, 2);
+    ck_assert_msg(am_task_dead(ep), "task 2 was not declared dead in %d s", secs);
+    int err = -1;
+    int why = am_task_death(ep, &err);
+    ck_assert_int_eq(why, why_seen);
+    ck_assert_str_eq(am_task_dead_reason(ep), why_text);
+    fprintf(stderr, "death (%s): %d, \"%s\", errno %d\n", transport, why, why_text, err);
+    size_t tl = strlen(transport);
+    ck_assert_msg(!strncmp(why_text, transport, tl) && why_text[tl] == ':',
+                  "the reason \"%s\" does not name the transport", why_text);
+    return why;
+}
+
+/* A killed peer's endpoint says why it died: its connection closed (tcp,
+ * shm; shm may see its process end first, by its pidfd), its port closed
+ * (udp: the ICMP answer to the next datagram), or UCX said so. */
+START_TEST(peer_death_says_why)
+{
+    struct peer p;
+    am_interface_t *ifc = start_pair(&p, small_cfg());
+    why_seen = -1;
+    why_text[0] = '\0';
+    am_endpoint_t *ep = am_find_task(ifc, 2);
+    ck_assert_int_eq(am_task_death(ep, NULL), AM_DEATH_NONE);
+    ck_assert_str_eq(am_task_dead_reason(ep), "");
+    am_set_dead_handler(ifc, on_dead_why, NULL);
+    stream(ifc, 20, 5);
+    kill(p.pid, SIGKILL);
+    waitpid(p.pid, NULL, 0);
+    int why = death_of_2(ifc, 10);
+    if (shm)
+        ck_assert_msg(why == AM_DEATH_EXITED || why == AM_DEATH_CLOSED, "shm: %s", why_text);
+    else if (ucx)
+        ck_assert_msg(why == AM_DEATH_TRANSPORT || why == AM_DEATH_CLOSED, "ucx: %s", why_text);
+    else
+        ck_assert_msg(why == AM_DEATH_CLOSED, "%s: %s", transport, why_text);
+    close(p.to[0]); close(p.to[1]); close(p.from[0]); close(p.from[1]);
+    am_shutdown(ifc);
+}
+END_TEST
+
+/* A peer that stops answering (stopped, not dead) is declared dead by
+ * the retransmission timeout on an unreliable transport, and says so; a
+ * reliable one keeps it (a slow peer is not a dead one: waits.c). */
+START_TEST(silent_peer_says_timeout)
+{
+    if (reliable)
+        return;
+    struct peer p;
+    am_interface_t *ifc = start_pair(&p, small_cfg());
+    why_seen = -1;
+    why_text[0] = '\0';
+    am_set_dead_handler(ifc, on_dead_why, NULL);
+    stream(ifc, 20, 6);
+    ck_assert_int_eq(kill(p.pid, SIGSTOP), 0);
+    int why = death_of_2(ifc, 10);
+    kill(p.pid, SIGKILL);
+    kill(p.pid, SIGCONT);
+    waitpid(p.pid, NULL, 0);
+    ck_assert_msg(why == AM_DEATH_TIMEOUT, "%s: %s", transport, why_text);
+    close(p.to[0]); close(p.to[1]); close(p.from[0]); close(p.from[1]);
+    am_shutdown(ifc);
+}
+END_TEST
+
 void death_tests(TCase *tc)
 {
     tcase_add_test(tc, peer_death_reported);
     tcase_add_test(tc, peer_killed_mid_stream);
+    tcase_add_test(tc, peer_death_says_why);
+    tcase_add_test(tc, silent_peer_says_timeout);
 }
 
 void hostile_tests(TCase *tc)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 #include "fixture.h"
 
 /* One sink request (fixture.c, on_sink: number i and checksum first). */
@@ -254,6 +255,149 @@ START_TEST(shm_small_requests_wake_a_sleeping_receiver)
 }
 END_TEST
 
+/* A sender that dies: links to the receiver (address on `down`, ours on
+ * `up`), sends a small sink request and, with big, once told (`down`),
+ * one of len bytes, streamed through the ring (bigger than half of it,
+ * smaller than all of it: no wait for room), says so and dies. */
+static void die_after(struct am_config cfg, int big, size_t len, int up, int down)
+{
+    child_limit(PEER_SECS);
+    am_interface_t *c;
+    am_endpoint_t *ep;
+    char mine[AM_ADDR_MAX] = { 0 }, theirs[AM_ADDR_MAX], go;
+    unsigned char *buf = malloc(len);
+    if (!buf || am_init("shm", &cfg, &c) < 0)
+        _exit(2);
+    strncpy(mine, am_task_address(c, AM_TID_SELF), AM_ADDR_MAX - 1);
+    if (write(up, mine, sizeof mine) != sizeof mine || read(down, theirs, sizeof theirs) !=
+        sizeof theirs)
+        _exit(3);
+    if (am_allocate_task(c, &ep) < 0 || am_connect_task(c, ep, theirs) < 0 ||
+        am_insert_task(c, ep, 1) < 0)
+        _exit(4);
+    for (size_t j = 0; j < len; j++)
+        buf[j] = (unsigned char)(j * 7 + 1);
+    for (uint32_t i = 0; i < (big ? 2u : 1u); i++) {
+        uint32_t w[2] = { i, 0 };
+        size_t l = i ? len : 64;
+        w[1] = test_sum32(buf + 8, l - 8);
+        memcpy(buf, w, 8);
+        if ((i && read(down, &go, 1) != 1) || am_request(c, 1, h_sink, buf, l) != AM_OK)
+            _exit(5);
+    }
+    if (write(up, "s", 1) != 1)
+        _exit(6);
+    raise(SIGKILL);   /* no pvm_exit-like flush: the AM is in our ring, unacknowledged */
+    _exit(7);
+}
+
+/* A peer sent a big AM, streamed whole into its ring (its send returned),
+ * and died at once, while we wait for another peer's big AM (am_hold_big,
+ * as pvm_precv does): the AM is still ours to handle.  The peer's end (its
+ * socket, its pidfd) reads its ring first (libam/tr_shm.c, peer_event);
+ * there the big AM at the head of the ring was held, as from a live
+ * peer, and dropped with the endpoint.  Not where big AMs go by
+ * descriptor (LIBAM_SHM_CMA_FROM): a sender waits for that copy. */
+START_TEST(shm_big_am_of_a_dead_peer_is_handled_during_a_hold)
+{
+    if (getenv("LIBAM_SHM_CMA_FROM"))
+        return;
+    struct am_config cfg = small_cfg();
+    size_t len = (size_t)640 << 10;
+    am_interface_t *ifc;
+    am_endpoint_t *ep, *other;
+    ck_assert_int_eq(am_init("shm", &cfg, &ifc), AM_OK);
+    ck_assert_uint_ge(am_max_payload(ifc), len);
+    int up[2], down[2];
+    ck_assert_int_eq(pipe(up), 0);
+    ck_assert_int_eq(pipe(down), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        close(up[0]);
+        close(down[1]);
+        die_after(cfg, 1, len, up[1], down[0]);
+    }
+    close(up[1]);
+    close(down[0]);
+    char mine[AM_ADDR_MAX] = { 0 }, theirs[AM_ADDR_MAX], said = 0;
+    strncpy(mine, am_task_address(ifc, AM_TID_SELF), AM_ADDR_MAX - 1);
+    ck_assert_int_eq(read_within(up[0], theirs, sizeof theirs, 30), 0);
+    ck_assert_int_eq(write(down[1], mine, sizeof mine), (ssize_t)sizeof mine);
+    ck_assert_int_eq(am_allocate_task(ifc, &ep), AM_OK);
+    ck_assert_int_eq(am_accept_task(ifc, ep, theirs), AM_OK);
+    ck_assert_int_eq(am_insert_task(ifc, ep, 2), AM_OK);
+    sink_got = sink_errors = 0;
+    WAIT_WHILE(ifc, WAIT_SECS, sink_got < 1);   /* the link is up, its ring mapped */
+    ck_assert_uint_eq(sink_got, 1);
+    ck_assert_int_eq(write(down[1], "g", 1), 1);
+    ck_assert_int_eq(read_within(up[0], &said, 1, 30), 0);
+    int st = reap_within(pid, 30);
+    ck_assert_msg(st != -1 && WIFSIGNALED(st), "the sender did not die as planned: %d", st);
+    ck_assert_int_eq(am_allocate_task(ifc, &other), AM_OK);   /* awaited, never linked */
+    am_event_fd(ifc);   /* as before sleeping: the next poll looks at its peers' ends first */
+    am_hold_big(ifc, other);
+    for (uint64_t end = test_now_ms() + 10000; !am_task_dead(ep) && test_now_ms() < end;)
+        am_poll(ifc);
+    am_hold_big(ifc, NULL);
+    fprintf(stderr, "waits (shm): a dead peer's big AM during a hold: %u of 2 in, link %s\n",
+            sink_got, am_task_dead_reason(ep));
+    ck_assert_msg(am_task_dead(ep), "the dead peer's endpoint lives on");
+    ck_assert_msg(sink_got == 2, "the big AM the dead peer had sent was dropped");
+    ck_assert_uint_eq(sink_errors, 0);
+    ck_assert_int_eq(am_deallocate_task(ifc, other), AM_OK);
+    close(up[0]);
+    close(down[1]);
+    am_shutdown(ifc);
+}
+END_TEST
+
+/* A peer linked to us, sent its first AM and died before we had read
+ * anything: we map the segment only when it says it did (its note, then
+ * its AM), and mapping sends our welcome first, which fails to a peer
+ * that is gone.  Its AM is ours all the same (its send returned). */
+START_TEST(shm_first_am_of_a_peer_that_died_at_once_is_handled)
+{
+    struct am_config cfg = small_cfg();
+    am_interface_t *ifc;
+    am_endpoint_t *ep;
+    ck_assert_int_eq(am_init("shm", &cfg, &ifc), AM_OK);
+    int up[2], down[2];
+    ck_assert_int_eq(pipe(up), 0);
+    ck_assert_int_eq(pipe(down), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        close(up[0]);
+        close(down[1]);
+        die_after(cfg, 0, 64, up[1], down[0]);
+    }
+    close(up[1]);
+    close(down[0]);
+    char mine[AM_ADDR_MAX] = { 0 }, theirs[AM_ADDR_MAX], said = 0;
+    strncpy(mine, am_task_address(ifc, AM_TID_SELF), AM_ADDR_MAX - 1);
+    ck_assert_int_eq(read_within(up[0], theirs, sizeof theirs, 30), 0);
+    ck_assert_int_eq(write(down[1], mine, sizeof mine), (ssize_t)sizeof mine);
+    ck_assert_int_eq(am_allocate_task(ifc, &ep), AM_OK);
+    ck_assert_int_eq(am_accept_task(ifc, ep, theirs), AM_OK);
+    ck_assert_int_eq(am_insert_task(ifc, ep, 2), AM_OK);
+    ck_assert_int_eq(read_within(up[0], &said, 1, 30), 0);
+    int st = reap_within(pid, 30);
+    ck_assert_msg(st != -1 && WIFSIGNALED(st), "the sender did not die as planned: %d", st);
+    sink_got = sink_errors = 0;
+    for (uint64_t end = test_now_ms() + 10000; !am_task_dead(ep) && test_now_ms() < end;)
+        am_wait(ifc, 10);
+    fprintf(stderr, "waits (shm): a peer that died after its first AM: %u of 1 in, link %s\n",
+            sink_got, am_task_dead_reason(ep));
+    ck_assert_msg(am_task_dead(ep), "the dead peer's endpoint lives on");
+    ck_assert_msg(sink_got == 1, "the AM the dead peer had sent was dropped");
+    ck_assert_uint_eq(sink_errors, 0);
+    close(up[0]);
+    close(down[1]);
+    am_shutdown(ifc);
+}
+END_TEST
+
 void waits_tests(TCase *tc)
 {
     if (!shm)
@@ -263,4 +407,6 @@ void waits_tests(TCase *tc)
     tcase_add_test(tc, shm_first_big_send_to_a_stopped_receiver_waits);
     tcase_add_test(tc, shm_hold_big_leaves_others_big_ams);
     tcase_add_test(tc, shm_small_requests_wake_a_sleeping_receiver);
+    tcase_add_test(tc, shm_big_am_of_a_dead_peer_is_handled_during_a_hold);
+    tcase_add_test(tc, shm_first_am_of_a_peer_that_died_at_once_is_handled);
 }

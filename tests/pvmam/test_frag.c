@@ -207,7 +207,7 @@ START_TEST(peer_dies_mid_message)
     pump();
     ck_assert_int_eq(rp->rbusy, 1);
     /* what the route does when libam declares the endpoint dead */
-    pvmx_link_die(rp);
+    pvmx_link_die(rp, "test");
     pvmx_peer_drop_partial(rp);
     ck_assert_int_eq(rp->link, PVMX_DEAD);
     ck_assert_int_eq(rp->rbusy, 0);
@@ -227,7 +227,7 @@ START_TEST(held_survive_death)
     send_first(0, 2, 100, pat, 40);   /* half a message when the link ends */
     pump();
     ck_assert_int_eq(take(1, got, sizeof got), -1);
-    pvmx_link_die(rp);
+    pvmx_link_die(rp, "test");
     pvmx_peer_drop_partial(rp);
     ck_assert_int_eq(rp->link, PVMX_DEAD_HELD);
     /* its SWITCH, sent before them, comes through the pvmd (link.c) */

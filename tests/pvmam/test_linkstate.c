@@ -119,7 +119,7 @@ START_TEST(dying)
     pvmx.cfg.verbose = 0;
     for (int s = 0; s < PVMX_NLINK; s++) {
         struct pvmx_peer p = { .tid = 0x40001, .link = s };
-        pvmx_link_die(&p);
+        pvmx_link_die(&p, "test");
         ck_assert_msg(p.link == of[s], "%s died into %s", pvmx_link_table[s].name,
                       pvmx_link_table[p.link].name);
         /* death keeps the directions: sends that went over AM fail, held AMs stay held */

@@ -70,6 +70,7 @@ struct result {
     int tab, exited[TW_MAX], final[TW_MAX], ok[TW_MAX];
     int tids[TW_MAX];
     char text[4096];
+    char dead[TW_MAX][1024];   /* each task's ended AM links, why (its last report) */
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -121,6 +122,8 @@ static int take(const struct t_shape *s, struct result *r, double wait)
         ((uint64_t)(uint32_t)v[1] << 32 | (uint32_t)v[0]) == s->seed && v[2] >= 0 && v[2] < s->n) {
         char txt[2048] = "";
         pvm_upkstr(txt);
+        if (pvm_upkstr(r->dead[v[2]]) < 0)
+            r->dead[v[2]][0] = '\0';
         r->final[v[2]] |= v[3];
         if (!v[4] && r->ok[v[2]]) {
             r->ok[v[2]] = 0;
@@ -237,6 +240,9 @@ judge:;
     if (!bad && now_s() - t0 > 5 * slow)   /* what makes a run slow */
         printf("slow: seed %llu took %.1f s\n", (unsigned long long)seed, now_s() - t0);
     if (bad) {
+        for (int i = 0; i < s.n; i++)   /* why links ended (worker.c, dead_links) */
+            if (r.dead[i][0])
+                add(&r, "w%d's AM links that ended:%s\n", i, r.dead[i]);
         static char desc[16384];
         shape_describe(&s, desc, sizeof desc);
         printf("FAIL seed %llu transport %s after %.1f s:\n%s%s"

@@ -55,12 +55,33 @@ static void fail(const char *fmt, ...)
     }
 }
 
+/* torture_stock has no pvmam: the weak references are NULL there. */
+extern int pvmam_stats(int tid, struct pvmam_stats *out) __attribute__((weak));
+extern const char *pvmam_dead_reason(int tid) __attribute__((weak));
+
+/* Every AM link of ours that ended, and why (pvmam_dead_reason): the
+ * runner prints them for a scenario that failed or stalled, so a link
+ * that died under a live task shows how. */
+static void dead_links(char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (int i = 0, l = 0; pvmam_dead_reason && i < s.n && l + 40 < (int)size; i++) {
+        const char *why = i != me && tids[i] > 0 ? pvmam_dead_reason(tids[i]) : NULL;
+        if (why)
+            l += snprintf(buf + l, size - (size_t)l, "%s w%d%s: %s", l ? ";" : "", i,
+                          exited[i] ? " (exited)" : "", why);
+    }
+}
+
 static void report(int final)
 {
     int v[5] = { (int)(uint32_t)s.seed, (int)(uint32_t)(s.seed >> 32), me, final, nfail == 0 };
+    char dead[1024];
+    dead_links(dead, sizeof dead);
     pvm_initsend(PvmDataDefault);
     pvm_pkint(v, 5, 1);
     pvm_pkstr(failtxt);
+    pvm_pkstr(dead);
     int rc = pvm_send(runner, TAG_REPORT);
     if (rc < 0)
         fprintf(stderr, "torture w%d: report to the runner: %d\n", me, rc);
@@ -80,9 +101,6 @@ static int index_of(int tid)
             return i;
     return -1;
 }
-
-/* torture_stock has no pvmam: the weak reference is NULL there. */
-extern int pvmam_stats(int tid, struct pvmam_stats *out) __attribute__((weak));
 
 static uint64_t sum(const void *p, size_t n)   /* FNV-1a */
 {
@@ -241,12 +259,13 @@ static void link_note(int src, char *buf, size_t size)
     buf[0] = '\0';
     if (!pvmam_stats || pvmam_stats(tids[src], &st) < 0)
         return;
+    const char *why = pvmam_dead_reason ? pvmam_dead_reason(tids[src]) : NULL;
     snprintf(buf, size, "; pvmam: %llu over AM, %llu via the pvmd from it (to it: %llu, %llu), "
-             "link %s%s%s, %llu drops", (unsigned long long)st.am_msgs_recv,
+             "link %s%s%s%s%s, %llu drops", (unsigned long long)st.am_msgs_recv,
              (unsigned long long)st.pvmd_msgs_recv, (unsigned long long)st.am_msgs_sent,
              (unsigned long long)st.pvmd_msgs_sent, st.transport[0] ? st.transport : "none",
              st.peers_am ? " (AM)" : "", st.peers_opening ? " (still opening)" : "",
-             (unsigned long long)st.drops);
+             why ? " ended: " : "", why ? why : "", (unsigned long long)st.drops);
 }
 
 static int pvm_type(int type) { return type == T_BYTE ? PVM_BYTE : type == T_INT ? PVM_INT : PVM_DOUBLE; }
@@ -564,8 +583,11 @@ static void send_msg(int k)
      * included): scribble on it, a library still reading it sends garbage. */
     memset(buf, 0xa5, sz);
     free(buf);
-    if (rc < 0 && anystay)
-        fail("sending message #%d (%u B) to t%x: %d", k, m->size, first, rc);
+    if (rc < 0 && anystay) {
+        const char *why = pvmam_dead_reason ? pvmam_dead_reason(first) : NULL;
+        fail("sending message #%d (%u B) to t%x: %d%s%s", k, m->size, first, rc,
+             why ? "; its AM link ended: " : "", why ? why : "");
+    }
     if (rc >= 0) {
         nsent++;
         /* a stall is a receive that waits: a flood's sends under load may
