@@ -242,16 +242,34 @@ static int ucx_send(am_interface_t *ifc, am_endpoint_t *ep, const struct iovec *
 
 /* ---- progress ----------------------------------------------------------- */
 
+/* ucx_recv's rarer work, kept out of its empty poll's way (the registers
+ * saved and restored for it cost that poll about a tenth of its time). */
+static __attribute__((noinline)) void clear_wake(struct ucx *u)
+{
+    uint64_t v;
+    u->woken = 0;
+    if (read(u->evfd, &v, sizeof v) < 0) {
+        /* nothing to clear */
+    }
+}
+
+static __attribute__((noinline)) int recv_rest(am_interface_t *ifc, int n)
+{
+    struct ucx *u = ifc->trd;
+    if (u->q.head)
+        n += amx_ucx_dispatch(ifc);
+    if (u->nfailed)
+        amx_ucx_reap_failed(ifc);
+    if (u->nearly)
+        amx_ucx_expire_early(ifc);
+    return n;
+}
+
 static int ucx_recv(am_interface_t *ifc)
 {
     struct ucx *u = ifc->trd;
-    if (u->woken) {
-        uint64_t v;
-        u->woken = 0;
-        if (read(u->evfd, &v, sizeof v) < 0) {
-            /* nothing to clear */
-        }
-    }
+    if (u->woken)
+        clear_wake(u);
     /* Progress until UCX has nothing more, or a handler ran: its caller
      * is waiting for it (a ping-pong's next send), and one more progress
      * call that finds nothing would stand between the two (the next poll
@@ -261,14 +279,9 @@ static int ucx_recv(am_interface_t *ifc)
     for (int i = 0; i < 64 && ucp_worker_progress(u->w) && !u->ndirect; i++)
         ;
     u->polling = 0;
-    int n = u->ndirect;
-    if (u->q.head)
-        n += amx_ucx_dispatch(ifc);
-    if (u->nfailed)
-        amx_ucx_reap_failed(ifc);
-    if (u->nearly)
-        amx_ucx_expire_early(ifc);
-    return n;
+    if (u->q.head || u->nfailed || u->nearly)
+        return recv_rest(ifc, u->ndirect);
+    return u->ndirect;
 }
 
 /* Before the caller blocks: arm the worker; if it has work already (or
