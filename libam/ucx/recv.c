@@ -98,6 +98,25 @@ static void direct(struct ucx *u, am_endpoint_t *ep, const struct amx_hdr *h, co
     u->in_cb = 0;
 }
 
+/* A take under way (tr_ucx.c's ucx_take_ep) is offered ep's AM h (its
+ * payload at p, as direct would hand it in), the first AM of the take:
+ * the ones after it, and it if declined, are queued untouched.  Taken:
+ * accounted as a request whose handler sent no reply (amx_input_taken; a
+ * blank reply it pays is sent as a handler's reply is here, never waited
+ * for). */
+static int took(struct ucx *u, am_endpoint_t *ep, const struct amx_hdr *h, const char *p)
+{
+    if (ep != u->take_ep || !amx_take_ok(u->ifc, ep, h) ||
+        !u->take(u->take_arg, h->handler, p, h->len))
+        return 0;
+    u->ifc->rx_read += h->len;
+    u->taken = 1;
+    u->in_cb = 1;
+    amx_input_taken(u->ifc, ep, h);
+    u->in_cb = 0;
+    return 1;
+}
+
 /* An AM arrived (inside ucp_worker_progress): check it and hand it in
  * (direct) or queue it. */
 ucs_status_t amx_ucx_on_am(void *arg, const void *header, size_t hlen, void *data, size_t len,
@@ -128,13 +147,22 @@ ucs_status_t amx_ucx_on_am(void *arg, const void *header, size_t hlen, void *dat
     }
     const char *head = (const char *)header + WIRE_HDR;
     size_t hl = hlen - WIRE_HDR;   /* payload bytes in the header */
+    /* A take runs no handler and no placer (pvm3/core/recv.c's quick look
+     * relies on it: nothing it has not seen may be queued meanwhile), so
+     * in one what the taker does not take is queued as it came, for the
+     * next poll, and so is all that follows a take */
     if (ep && !rndv && u->polling && !u->q.head && !u->nearly && !ifc->in_handler &&
-        h.len < HEAD_MIN && (hl == 0 || (hl == h.len && hl <= AMX_PACK_MAX))) {
-        if (whole)   /* in UCX's receive buffer, writable as data is */
+        !u->taken && h.len < HEAD_MIN && (hl == 0 || (hl == h.len && hl <= AMX_PACK_MAX))) {
+        if (u->take_ep) {
+            if (took(u, ep, &h, whole ? (char *)data + WIRE_HDR : hl || !data ? head : data))
+                return UCS_OK;
+        } else if (whole) {   /* in UCX's receive buffer, writable as data is */
             direct(u, ep, &h, NULL, 0, (char *)data + WIRE_HDR);
-        else
+            return UCS_OK;
+        } else {
             direct(u, ep, &h, head, hl, data);
-        return UCS_OK;
+            return UCS_OK;
+        }
     }
     struct item *it = malloc(sizeof *it);
     if (!it)
@@ -144,9 +172,10 @@ ucs_status_t amx_ucx_on_am(void *arg, const void *header, size_t hlen, void *dat
     it->sender = sender;
     it->h = h;
     it->hl = hl;
-    if (rndv && ep && ep_queued(u, ep)) {
-        /* earlier AMs of ep's wait: fetch when this one is next, so a
-         * placer can take it (start_fetch), or when a send waits */
+    if (rndv && ep && (u->take_ep || ep_queued(u, ep))) {
+        /* earlier AMs of ep's wait (or a take runs, which asks no
+         * placer): fetch when this one is next, so a placer can take it
+         * (start_fetch), or when a send waits */
         memcpy(it->inl, head, hl);
         it->desc = data;
         it->dlen = len;
@@ -154,7 +183,7 @@ ucs_status_t amx_ucx_on_am(void *arg, const void *header, size_t hlen, void *dat
         return UCS_INPROGRESS;
     }
     char *dst = NULL;
-    if (ep && h.len >= HEAD_MIN)   /* nothing of ep's waits before it */
+    if (ep && h.len >= HEAD_MIN && !u->take_ep)   /* nothing of ep's waits before it */
         dst = amx_offer_place(ifc, ep, &h, head, hl, &it->phl);
     if (dst) {
         it->place = dst;

@@ -69,6 +69,12 @@ struct ucx {
     int polling;               /* ucx_recv progresses the worker: amx_ucx_on_am may hand in */
     int in_cb;                 /* a handler runs inside amx_ucx_on_am (see direct) */
     int ndirect;               /* AMs direct handed in during this poll */
+    /* a take under way (tr_ucx.c's ucx_take_ep): ep's next small request
+     * is offered to take(take_arg, ...) before any handler; taken: it was */
+    am_endpoint_t *take_ep;
+    am_take_fn take;
+    void *take_arg;
+    int taken;
     struct sbuf *sfree;        /* spare sbufs */
     am_interface_t *ifc;
 };
