@@ -132,6 +132,8 @@ void amx_ucx_ep_free(am_interface_t *ifc, am_endpoint_t *ep)
     if (!ue)
         return;
     amx_ucx_close_ep(ifc, ep);
+    if (u->last_ep == ep)   /* recv.c's by_id */
+        u->last_ep = NULL;
     if (!ucx_forked(u))
         amx_ucx_forget_items(u, ep);
     free(ue->waddr);

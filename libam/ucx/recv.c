@@ -31,13 +31,23 @@ static void item_free(struct ucx *u, struct item *it)
     free(it);
 }
 
+static int is_sender(const am_endpoint_t *ep, uint64_t id)
+{
+    const struct ucx_ep *ue = ep->tp;
+    return ue && ue->uep && ue->id == id && !ep->dead;
+}
+
+/* The endpoint of a sender id: the last one found first (a stream or a
+ * ping-pong), else a walk of every endpoint, which grows with the peers.
+ * amx_ucx_ep_free forgets the last one. */
 static am_endpoint_t *by_id(am_interface_t *ifc, uint64_t id)
 {
-    for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next) {
-        const struct ucx_ep *ue = ep->tp;
-        if (ue && ue->uep && ue->id == id && !ep->dead)
-            return ep;
-    }
+    struct ucx *u = ifc->trd;
+    if (u->last_ep && is_sender(u->last_ep, id))
+        return u->last_ep;
+    for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next)
+        if (is_sender(ep, id))
+            return u->last_ep = ep;
     return NULL;
 }
 

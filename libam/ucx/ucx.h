@@ -77,6 +77,7 @@ struct ucx {
     int taken;
     struct sbuf *sfree;        /* spare sbufs */
     am_interface_t *ifc;
+    am_endpoint_t *last_ep;    /* recv.c's by_id: the last sender found */
 };
 
 /* Per endpoint (ep->tp). */
