@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -289,8 +290,30 @@ int child_delay_ms;
  * make the same system calls. */
 static uint64_t sock_reads;
 
+/* read_whole_upto (placement.c), in the peer only: a read that finds part
+ * of what it asks for (up to read_whole_upto bytes) waits for the rest,
+ * 20 ms at most (what is asked may be more than is coming), as a reader
+ * slower than the sender would find it.  So the
+ * count of reads says how much the transport asks for, not how the
+ * sender's segments and the reader's wake-ups fell on a loaded machine. */
+size_t read_whole_upto;
+static int in_peer;
+
+static void wait_for_bytes(int fd, size_t asked)
+{
+    size_t want = asked < read_whole_upto ? asked : read_whole_upto;
+    int q;
+    for (int i = 0; i < 400; i++) {
+        if (ioctl(fd, FIONREAD, &q) < 0 || q <= 0 || (size_t)q >= want)
+            return;   /* nothing yet (the read says so), or all of it */
+        usleep(50);
+    }
+}
+
 ssize_t recv(int fd, void *buf, size_t n, int flags)
 {
+    if (read_whole_upto && in_peer)
+        wait_for_bytes(fd, n);
     ssize_t r = syscall(SYS_recvfrom, fd, buf, n, flags, NULL, NULL);
     sock_reads += r > 0;
     return r;
@@ -298,6 +321,12 @@ ssize_t recv(int fd, void *buf, size_t n, int flags)
 
 ssize_t recvmsg(int fd, struct msghdr *mh, int flags)
 {
+    if (read_whole_upto && in_peer) {
+        size_t n = 0;
+        for (size_t i = 0; i < mh->msg_iovlen; i++)
+            n += mh->msg_iov[i].iov_len;
+        wait_for_bytes(fd, n);
+    }
     ssize_t r = syscall(SYS_recvmsg, fd, mh, flags);
     sock_reads += r > 0;
     return r;
@@ -335,6 +364,7 @@ struct am_config small_cfg(void)
 static void child_main(struct peer *p, struct am_config cfg, am_interface_t *ifc)
 {
     child_limit(PEER_SECS);
+    in_peer = 1;
     if (!ifc && am_init(transport, &cfg, &ifc) < 0)
         _exit(2);
     place_cap = am_max_payload(ifc);

@@ -62,6 +62,7 @@ extern int place_all;
 extern size_t stream_len;
 /* the peer sleeps this long once connected, before it serves */
 extern int child_delay_ms;
+extern size_t read_whole_upto;   /* the peer's reads wait for what they ask (fixture.c) */
 
 struct peer {
     pid_t pid;
