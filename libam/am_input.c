@@ -19,7 +19,6 @@ static void owe_blank(am_interface_t *ifc, am_endpoint_t *ep, uint8_t inst, uint
         if (ep->owe)
             amx_pay_owed(ifc, ep);
         ep->owe = 1;
-        ifc->owe_any = 1;
         ep->owe_n = 1;
         ep->owe_deadline_us = 0;   /* the next timer run stamps it */
     }

@@ -194,13 +194,6 @@ struct am_interface {
     am_endpoint_t *hold_ep;        /* am_hold_big: others' big requests may wait */
     uint64_t rx_read;              /* bytes read by the transport (am_bytes_read) */
     struct am_stats st;
-    /* Last, so that no field before it moves: placed after owe_now it
-     * made an 8-byte pvm_psend over shm about 5% slower (0.0950 against
-     * 0.0905 us, docs/performance.md), though shm's path reads it only in
-     * a timer run. */
-    int owe_any;                   /* some endpoint may owe (its owe set since
-                                      amx_pay_due last found none): an empty
-                                      am_poll's timers skip the endpoints */
 };
 
 /*

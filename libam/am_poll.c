@@ -81,8 +81,7 @@ static inline int timers(am_interface_t *ifc, int n)
     ifc->timer_skips = 0;
     if (!ifc->reliable)
         retransmit(ifc);
-    if (ifc->owe_any)   /* nothing owed: not even the call (am_send.c) */
-        amx_pay_due(ifc);
+    amx_pay_due(ifc);
     return n;
 }
 

@@ -206,7 +206,6 @@ static int request(am_interface_t *ifc, am_endpoint_t *ep, int handler,
             ep->owe = 1;
             ep->owe_now = 1;
             ifc->owe_now = 1;
-            ifc->owe_any = 1;
             ep->owe_inst = h.pb_inst;
             ep->owe_seq = h.pb_seq;
             ep->owe_n = h.nblank;
@@ -337,15 +336,7 @@ void amx_pay_acknow(am_interface_t *ifc)
  * pay what has been owed for AMX_ACK_DELAY_US. */
 void amx_pay_due(am_interface_t *ifc)
 {
-    /* nothing owed (am_poll's every empty poll of a ping-pong): no walk
-     * of the endpoints, which cost a busy-polling ucx ping-pong 3-4% of
-     * its cycles (docs/performance.md); am_poll.c's timers look first */
-    if (!ifc->owe_any)
-        return;
     uint64_t now = 0;   /* read the clock only if something is owed */
-    /* cleared first: a payment below that services input (shm) may
-     * make an endpoint already passed owe, which sets it again */
-    ifc->owe_any = 0;
     for (am_endpoint_t *ep = ifc->eps; ep; ep = ep->next) {
         if (!ep->owe)
             continue;
@@ -355,7 +346,5 @@ void amx_pay_due(am_interface_t *ifc)
             ep->owe_deadline_us = now + AMX_ACK_DELAY_US;
         else if (ep->owe_deadline_us <= now)
             amx_pay_owed(ifc, ep);
-        if (ep->owe)
-            ifc->owe_any = 1;
     }
 }
