@@ -56,6 +56,28 @@ START_TEST(placement_with_loss_knob)
 }
 END_TEST
 
+/* 64 placed requests of 64 KiB to a peer, all delivered whole: the
+ * caller sets the peer's knobs (child_delay_ms, read_whole_upto), reset
+ * here with place_all and stream_len.  res: the peer's counts. */
+static void stream_64k_placed(struct am_config cfg, unsigned seed, uint64_t *res)
+{
+    struct peer p;
+    place_all = 1;   /* inherited by the peer (fork) */
+    stream_len = 64 << 10;
+    am_interface_t *ifc = start_pair(&p, cfg);
+    uint64_t bytes = stream_to(ifc, h_pdata, 64, seed);
+    stop_pair(&p, res);
+    place_all = 0;
+    stream_len = 0;
+    child_delay_ms = 0;
+    read_whole_upto = 0;
+    am_shutdown(ifc);
+    ck_assert_uint_eq(res[0], 0);
+    ck_assert_uint_eq(res[1], 0);
+    ck_assert_uint_eq(res[2], 64);
+    ck_assert_uint_eq(res[6], bytes);
+}
+
 /* tcp: a stream of big placed requests takes one read per AM, as raw TCP
  * takes one per message: the read that ends a body also takes the next
  * AM's head (tr_tcp.c, land_more).  With a read for the head and another
@@ -63,28 +85,15 @@ END_TEST
  * window (64 requests) waits in its socket: no read finds it drained. */
 START_TEST(placement_one_read_per_am)
 {
-    struct peer p;
     struct am_config cfg = small_cfg();
     cfg.depth = 64;
-    place_all = 1;   /* inherited by the peer (fork) */
-    stream_len = 64 << 10;
     child_delay_ms = 300;
-    am_interface_t *ifc = start_pair(&p, cfg);
-    uint64_t bytes = stream_to(ifc, h_pdata, 64, 19);
     uint64_t res[NRES];
-    stop_pair(&p, res);
-    place_all = 0;
-    stream_len = 0;
-    child_delay_ms = 0;
+    stream_64k_placed(cfg, 19, res);
     fprintf(stderr, "placement (%s): %llu of 64 placed, %llu reads\n", transport,
             (unsigned long long)res[4], (unsigned long long)res[10]);
-    ck_assert_uint_eq(res[0], 0);
-    ck_assert_uint_eq(res[1], 0);
-    ck_assert_uint_eq(res[2], 64);
-    ck_assert_uint_eq(res[6], bytes);
     ck_assert_uint_ge(res[4], 63);   /* a first one may come whole: not placed */
     ck_assert_uint_lt(res[10], res[4] * 3 / 2);
-    am_shutdown(ifc);
 }
 END_TEST
 
@@ -100,27 +109,14 @@ END_TEST
  * reads whatever the transport asked (up to 127 for 64). */
 START_TEST(placement_whole_64k_in_one_read)
 {
-    struct peer p;
     struct am_config cfg = small_cfg();
     cfg.depth = 1;
-    place_all = 1;   /* inherited by the peer (fork) */
-    stream_len = 64 << 10;
-    read_whole_upto = stream_len;   /* an AM not yet all there is waited for */
-    am_interface_t *ifc = start_pair(&p, cfg);
-    uint64_t bytes = stream_to(ifc, h_pdata, 64, 23);
+    read_whole_upto = 64 << 10;   /* an AM not yet all there is waited for */
     uint64_t res[NRES];
-    stop_pair(&p, res);
-    place_all = 0;
-    stream_len = 0;
-    read_whole_upto = 0;
+    stream_64k_placed(cfg, 23, res);
     fprintf(stderr, "placement (%s), one at a time: %llu of 64 placed, %llu reads\n", transport,
             (unsigned long long)res[4], (unsigned long long)res[10]);
-    ck_assert_uint_eq(res[0], 0);
-    ck_assert_uint_eq(res[1], 0);
-    ck_assert_uint_eq(res[2], 64);
-    ck_assert_uint_eq(res[6], bytes);
     ck_assert_uint_lt(res[10], 64 * 3 / 2);
-    am_shutdown(ifc);
 }
 END_TEST
 

@@ -291,6 +291,45 @@ static void die_after(struct am_config cfg, int big, size_t len, int up, int dow
     _exit(7);
 }
 
+/* Our side of die_after: fork it, swap addresses over two pipes, accept
+ * and insert it (tid 2).  *up_rd: its reports, *down_wr: ours to it; the
+ * caller closes both. */
+static pid_t link_dying_peer(am_interface_t *ifc, struct am_config cfg, int big, size_t len,
+                             am_endpoint_t **ep, int *up_rd, int *down_wr)
+{
+    int up[2], down[2];
+    ck_assert_int_eq(pipe(up), 0);
+    ck_assert_int_eq(pipe(down), 0);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        close(up[0]);
+        close(down[1]);
+        die_after(cfg, big, len, up[1], down[0]);
+    }
+    close(up[1]);
+    close(down[0]);
+    char mine[AM_ADDR_MAX] = { 0 }, theirs[AM_ADDR_MAX];
+    strncpy(mine, am_task_address(ifc, AM_TID_SELF), AM_ADDR_MAX - 1);
+    ck_assert_int_eq(read_within(up[0], theirs, sizeof theirs, 30), 0);
+    ck_assert_int_eq(write(down[1], mine, sizeof mine), (ssize_t)sizeof mine);
+    ck_assert_int_eq(am_allocate_task(ifc, ep), AM_OK);
+    ck_assert_int_eq(am_accept_task(ifc, *ep, theirs), AM_OK);
+    ck_assert_int_eq(am_insert_task(ifc, *ep, 2), AM_OK);
+    *up_rd = up[0];
+    *down_wr = down[1];
+    return pid;
+}
+
+/* die_after says it sent its AMs: reap it, killed as planned. */
+static void reap_dying_peer(int up_rd, pid_t pid)
+{
+    char said = 0;
+    ck_assert_int_eq(read_within(up_rd, &said, 1, 30), 0);
+    int st = reap_within(pid, 30);
+    ck_assert_msg(st != -1 && WIFSIGNALED(st), "the sender did not die as planned: %d", st);
+}
+
 /* A peer sent a big AM, streamed whole into its ring (its send returned),
  * and died at once, while we wait for another peer's big AM (am_hold_big,
  * as pvm_precv does): the AM is still ours to handle.  The peer's end (its
@@ -308,32 +347,13 @@ START_TEST(shm_big_am_of_a_dead_peer_is_handled_during_a_hold)
     am_endpoint_t *ep, *other;
     ck_assert_int_eq(am_init("shm", &cfg, &ifc), AM_OK);
     ck_assert_uint_ge(am_max_payload(ifc), len);
-    int up[2], down[2];
-    ck_assert_int_eq(pipe(up), 0);
-    ck_assert_int_eq(pipe(down), 0);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        close(up[0]);
-        close(down[1]);
-        die_after(cfg, 1, len, up[1], down[0]);
-    }
-    close(up[1]);
-    close(down[0]);
-    char mine[AM_ADDR_MAX] = { 0 }, theirs[AM_ADDR_MAX], said = 0;
-    strncpy(mine, am_task_address(ifc, AM_TID_SELF), AM_ADDR_MAX - 1);
-    ck_assert_int_eq(read_within(up[0], theirs, sizeof theirs, 30), 0);
-    ck_assert_int_eq(write(down[1], mine, sizeof mine), (ssize_t)sizeof mine);
-    ck_assert_int_eq(am_allocate_task(ifc, &ep), AM_OK);
-    ck_assert_int_eq(am_accept_task(ifc, ep, theirs), AM_OK);
-    ck_assert_int_eq(am_insert_task(ifc, ep, 2), AM_OK);
+    int up, down;
+    pid_t pid = link_dying_peer(ifc, cfg, 1, len, &ep, &up, &down);
     sink_got = sink_errors = 0;
     WAIT_WHILE(ifc, WAIT_SECS, sink_got < 1);   /* the link is up, its ring mapped */
     ck_assert_uint_eq(sink_got, 1);
-    ck_assert_int_eq(write(down[1], "g", 1), 1);
-    ck_assert_int_eq(read_within(up[0], &said, 1, 30), 0);
-    int st = reap_within(pid, 30);
-    ck_assert_msg(st != -1 && WIFSIGNALED(st), "the sender did not die as planned: %d", st);
+    ck_assert_int_eq(write(down, "g", 1), 1);
+    reap_dying_peer(up, pid);
     ck_assert_int_eq(am_allocate_task(ifc, &other), AM_OK);   /* awaited, never linked */
     am_event_fd(ifc);   /* as before sleeping: the next poll looks at its peers' ends first */
     am_hold_big(ifc, other);
@@ -346,8 +366,8 @@ START_TEST(shm_big_am_of_a_dead_peer_is_handled_during_a_hold)
     ck_assert_msg(sink_got == 2, "the big AM the dead peer had sent was dropped");
     ck_assert_uint_eq(sink_errors, 0);
     ck_assert_int_eq(am_deallocate_task(ifc, other), AM_OK);
-    close(up[0]);
-    close(down[1]);
+    close(up);
+    close(down);
     am_shutdown(ifc);
 }
 END_TEST
@@ -362,28 +382,9 @@ START_TEST(shm_first_am_of_a_peer_that_died_at_once_is_handled)
     am_interface_t *ifc;
     am_endpoint_t *ep;
     ck_assert_int_eq(am_init("shm", &cfg, &ifc), AM_OK);
-    int up[2], down[2];
-    ck_assert_int_eq(pipe(up), 0);
-    ck_assert_int_eq(pipe(down), 0);
-    pid_t pid = fork();
-    ck_assert_int_ge(pid, 0);
-    if (pid == 0) {
-        close(up[0]);
-        close(down[1]);
-        die_after(cfg, 0, 64, up[1], down[0]);
-    }
-    close(up[1]);
-    close(down[0]);
-    char mine[AM_ADDR_MAX] = { 0 }, theirs[AM_ADDR_MAX], said = 0;
-    strncpy(mine, am_task_address(ifc, AM_TID_SELF), AM_ADDR_MAX - 1);
-    ck_assert_int_eq(read_within(up[0], theirs, sizeof theirs, 30), 0);
-    ck_assert_int_eq(write(down[1], mine, sizeof mine), (ssize_t)sizeof mine);
-    ck_assert_int_eq(am_allocate_task(ifc, &ep), AM_OK);
-    ck_assert_int_eq(am_accept_task(ifc, ep, theirs), AM_OK);
-    ck_assert_int_eq(am_insert_task(ifc, ep, 2), AM_OK);
-    ck_assert_int_eq(read_within(up[0], &said, 1, 30), 0);
-    int st = reap_within(pid, 30);
-    ck_assert_msg(st != -1 && WIFSIGNALED(st), "the sender did not die as planned: %d", st);
+    int up, down;
+    pid_t pid = link_dying_peer(ifc, cfg, 0, 64, &ep, &up, &down);
+    reap_dying_peer(up, pid);
     sink_got = sink_errors = 0;
     for (uint64_t end = test_now_ms() + 10000; !am_task_dead(ep) && test_now_ms() < end;)
         am_wait(ifc, 10);
@@ -392,8 +393,8 @@ START_TEST(shm_first_am_of_a_peer_that_died_at_once_is_handled)
     ck_assert_msg(am_task_dead(ep), "the dead peer's endpoint lives on");
     ck_assert_msg(sink_got == 1, "the AM the dead peer had sent was dropped");
     ck_assert_uint_eq(sink_errors, 0);
-    close(up[0]);
-    close(down[1]);
+    close(up);
+    close(down);
     am_shutdown(ifc);
 }
 END_TEST
