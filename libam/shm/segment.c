@@ -397,6 +397,13 @@ void amx_shm_warm(am_interface_t *ifc, am_endpoint_t *ep)
 
 static int watch_pid(am_interface_t *ifc, am_endpoint_t *ep);
 
+/* A send to the peer's socket failed: it ended (EPIPE, ECONNRESET), or
+ * the call itself did (enum am_death). */
+static int send_death(int err)
+{
+    return err == EPIPE || err == ECONNRESET ? AM_DEATH_CLOSED : AM_DEATH_SYS;
+}
+
 /* The segment's memfd, kept until first use (amx_shm_map). */
 static void keep_segment(struct shm_ep *e, int memfd, size_t size, uint64_t R, uint64_t salt,
                          int connector)
@@ -441,9 +448,7 @@ int amx_shm_map(am_interface_t *ifc, am_endpoint_t *ep, int tell)
                              .probe_addr = (uintptr_t)&probe_word, .probe_val = probe_now(),
                              .cma_ok = (uint32_t)e->rx_cma };
         if (send_fds(e->fd, &w, sizeof w, &s->efd, 1) < 0) {
-            amx_dead_note(ep, errno == EPIPE || errno == ECONNRESET ? AM_DEATH_CLOSED
-                                                                    : AM_DEATH_SYS,
-                          errno, "map: sending the welcome failed");
+            amx_dead_note(ep, send_death(errno), errno, "map: sending the welcome failed");
             /* It said it mapped (tell 0: its note) and may have written
              * and gone since: map all the same, so that what it sent is
              * read before its end (tr_shm.c, peer_event) */
@@ -454,9 +459,7 @@ int amx_shm_map(am_interface_t *ifc, am_endpoint_t *ep, int tell)
     } else if (tell) {
         char note = NOTE_MAP;
         if (send(e->fd, &note, 1, MSG_NOSIGNAL | MSG_DONTWAIT) != 1) {
-            amx_dead_note(ep, errno == EPIPE || errno == ECONNRESET ? AM_DEATH_CLOSED
-                                                                    : AM_DEATH_SYS,
-                          errno, "map: telling the peer (NOTE_MAP) failed");
+            amx_dead_note(ep, send_death(errno), errno, "map: telling the peer (NOTE_MAP) failed");
             return AM_ERR_DEAD;
         }
     }
